@@ -1,0 +1,60 @@
+"""The command line: a thin Click layer over kitgen's library API. Exit codes: 0 ok, 1 build failed, 2 bad input."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kitgen import __version__
+from kitgen.errors import KitgenError
+
+
+def _fail(error: KitgenError, debug: bool) -> None:
+    if debug:
+        raise error
+    click.echo(str(error) if str(error).count(":") >= 3 or "\n" in str(error) else f"error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kitgen")
+def main() -> None:
+    """Turn YAML classroom card activities into print-ready PDF kits.
+
+    \b
+    Example:
+      kitgen build growing-discard
+    """
+
+
+@main.command()
+@click.argument("activity_ids", nargs=-1, required=True)
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4",
+              show_default=True, help="Paper size of every file.")
+@click.option("--card-size", metavar="SIZE", help="poker, bridge, mini, tarot or WxH such as 63x88mm.")
+@click.option("--content", "content_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Library folder to read activities from (default: ./content, else the built-in library).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("output"),
+              show_default=True, help="Folder to write kits into.")
+@click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
+def build(activity_ids: tuple[str, ...], paper: str, card_size: str | None, content_dir: Path | None,
+          out_dir: Path, debug: bool) -> None:
+    """Build the kit of each ACTIVITY_ID.
+
+    \b
+    Example:
+      kitgen build growing-discard --paper letter
+    """
+    from kitgen.build import BuildOptions, build as build_kit
+    from kitgen.library import Library
+
+    try:
+        library = Library.open(content_dir)
+        options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir)
+        for activity_id in activity_ids:
+            result = build_kit(activity_id, options, library)
+            for file in result.files:
+                click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
+    except KitgenError as error:
+        _fail(error, debug)

@@ -1,0 +1,54 @@
+"""Errors a user sees. Each carries enough to print `file:line:column: message` without a traceback."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One located problem in a content file."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+
+class KitgenError(Exception):
+    """Base of every error kitgen reports to the user; `exit_code` follows the CLI's convention."""
+
+    exit_code = 1
+
+
+class ContentError(KitgenError):
+    """The content is invalid: one or more located problems (exit status 2)."""
+
+    exit_code = 2
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.column))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class UsageError(KitgenError):
+    """A bad option or an unknown activity (exit status 2)."""
+
+    exit_code = 2
+
+
+class BuildError(KitgenError):
+    """The content is valid but the kit cannot be made as asked (exit status 1)."""
+
+    exit_code = 1
+
+
+def display_path(path: Path) -> str:
+    """A path as the user would type it: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

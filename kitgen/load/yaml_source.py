@@ -1,0 +1,140 @@
+"""Read YAML safely into plain data, remembering where every value came from."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kitgen.errors import ContentError, Problem, display_path
+
+MAX_FILE_BYTES = 2_000_000
+MAX_NODES = 200_000  # bounds alias expansion ("billion laughs")
+
+Location = tuple[Any, ...]  # ('decks', 1, 'cards', 0, 'count')
+
+
+@dataclass
+class SourceMap:
+    """Where each value (by location path) and each mapping key starts in the file (1-based)."""
+
+    file: str
+    values: dict[Location, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[Location, tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, loc: Location, *, key: bool = False) -> tuple[int, int]:
+        """The position of `loc`, or of its nearest ancestor that has one."""
+        table = self.keys if key and loc in self.keys else self.values
+        while loc not in table and loc:
+            loc = loc[:-1]
+            table = self.values
+        return table.get(loc, (1, 1))
+
+    def problem(self, loc: Location, message: str, *, key: bool = False) -> Problem:
+        line, column = self.position(tuple(loc), key=key)
+        return Problem(self.file, line, column, message)
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+class _Converter:
+    """Turns a composed YAML node tree into dicts, lists and scalars, filling a SourceMap."""
+
+    def __init__(self, source: SourceMap):
+        self.source = source
+        self.problems: list[Problem] = []
+        self.nodes = 0
+        self.scalars = yaml.SafeLoader("")  # only its scalar constructors are used
+
+    def convert(self, node: yaml.Node, loc: Location) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise ContentError([Problem(self.source.file, *_mark(node),
+                                        f"the document expands to more than {MAX_NODES} values "
+                                        "(too many aliases?), expected a plain activity file")])
+        self.source.values.setdefault(loc, _mark(node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, loc)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.convert(item, loc + (i,)) for i, item in enumerate(node.value)]
+        return self.scalars.construct_object(node, deep=True)
+
+    def _mapping(self, node: yaml.MappingNode, loc: Location) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                merged = self.convert(value_node, loc)
+                for item in merged if isinstance(merged, list) else [merged]:
+                    if isinstance(item, dict):
+                        for k, v in item.items():
+                            result.setdefault(k, v)
+                continue
+            key = self.scalars.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                self.problems.append(Problem(self.source.file, *_mark(key_node),
+                                             "a key must be a plain word, expected a name such as 'title'"))
+                continue
+            if key in result:
+                self.problems.append(Problem(self.source.file, *_mark(key_node),
+                                             f"duplicate key {key!r}, expected each key once per mapping"))
+                continue
+            self.source.keys[loc + (key,)] = _mark(key_node)
+            result[key] = self.convert(value_node, loc + (key,))
+        return result
+
+
+def _read_text(path: Path) -> str:
+    shown = display_path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ContentError([Problem(shown, 1, 1, f"cannot read the file: {error.strerror}")]) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ContentError([Problem(shown, 1, 1, f"the file is {len(raw):,} bytes, "
+                                    f"expected at most {MAX_FILE_BYTES:,}")])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        line = before.count(b"\n") + 1
+        column = error.start - (before.rfind(b"\n") + 1) + 1
+        raise ContentError([Problem(shown, line, column, "the file is not UTF-8 text, "
+                                    "expected UTF-8 (save it again as UTF-8)")]) from None
+    if not text.strip():
+        raise ContentError([Problem(shown, 1, 1, "the file is empty, expected an activity")])
+    return text
+
+
+def read_yaml(path: Path) -> tuple[Any, SourceMap]:
+    """Parse one YAML file into plain data and its source map; syntax errors become ContentError."""
+    shown = display_path(path)
+    text = _read_text(path)
+    source = SourceMap(shown)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        what = (error.problem or "invalid YAML").strip()
+        if "\t" in what or "'\\t'" in what:
+            what += " (tabs cannot indent YAML, use spaces)"
+        context = f" {error.context}" if error.context else ""
+        raise ContentError([Problem(shown, line, column,
+                                    f"YAML syntax: {what}{context}; expected well-formed YAML")]) from None
+    except yaml.YAMLError as error:
+        raise ContentError([Problem(shown, 1, 1, f"YAML syntax: {error}")]) from None
+    if node is None:
+        raise ContentError([Problem(shown, 1, 1, "the file holds no YAML document, expected an activity")])
+    converter = _Converter(source)
+    try:
+        data = converter.convert(node, ())
+    except yaml.constructor.ConstructorError as error:
+        mark = error.problem_mark
+        raise ContentError([Problem(shown, mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
+                                    f"{error.problem}; expected plain YAML values")]) from None
+    if converter.problems:
+        raise ContentError(converter.problems)
+    return data, source

@@ -1,0 +1,31 @@
+"""Plan stage: what goes on which page (imposition, sheets, copies), as plain data."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, Sequence, TypeVar
+
+from kitgen.plan.imposition import Grid, Rect, Segment, crop_marks, impose
+
+__all__ = ["CardSheet", "Grid", "Rect", "Segment", "crop_marks", "impose", "card_sheets"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CardSheet(Generic[T]):
+    """One sheet of card stock: its face page and, behind it, its back page (same items, mirrored)."""
+
+    number: int
+    faces: list[tuple[Rect, T]]
+    backs: list[tuple[Rect, T]]
+
+
+def card_sheets(items: Sequence[T], grid: Grid) -> list[CardSheet[T]]:
+    """Fill sheets in order; each item's back lands behind its face for a long-edge flip."""
+    sheets = []
+    for start in range(0, len(items), grid.per_sheet):
+        chunk = items[start:start + grid.per_sheet]
+        faces = [(grid.cell(i), item) for i, item in enumerate(chunk)]
+        backs = [(grid.back_cell(i), item) for i, item in enumerate(chunk)]
+        sheets.append(CardSheet(len(sheets) + 1, faces, backs))
+    return sheets

@@ -1,0 +1,223 @@
+"""Draw card sheets: each face page followed by its mirrored back page, cards as PDF form XObjects."""
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Callable, Hashable, Sequence
+
+from kitgen.errors import BuildError
+from kitgen.plan import CardSheet, Grid, Rect, crop_marks
+from kitgen.render.fit import DoesNotFit, Slot, draw_fitted
+from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
+from kitgen.render.markup import inline_markup
+from kitgen.units import INCH, mm
+from xml.sax.saxutils import escape
+
+SAFE_INSET = mm(3)  # text stays this far inside the cut line
+FRAME_INSET = mm(2)
+GREY = (0.35, 0.35, 0.35)
+PATTERN_GREY = 0.72
+
+
+@dataclass(frozen=True)
+class Design:
+    """A drawn card side: a unique key, a label for error messages, and its template output."""
+
+    key: Hashable
+    label: str
+    xml: ET.Element
+    kind: str  # "face" or "back"
+    pattern: str = "plain"
+
+
+def face_slots(width: float, height: float) -> dict[str, Slot]:
+    """Where each part of a card face goes, as fractions of the safe area."""
+    safe = Rect(0, 0, width, height).inset(SAFE_INSET)
+
+    def band(top: float, bottom: float, left: float = 0.0, right: float = 1.0) -> Rect:
+        return Rect(safe.x + left * safe.width, safe.top - bottom * safe.height,
+                    (right - left) * safe.width, (bottom - top) * safe.height)
+
+    return {
+        "corner": Slot(band(0.0, 0.13, 0.0, 0.24), 16, bold=True, align="left"),
+        "title": Slot(band(0.0, 0.13, 0.24, 0.76), 14, bold=True),
+        "mark": Slot(band(0.0, 0.13, 0.76, 1.0), 14, bold=True, align="right"),
+        "symbol": Slot(band(0.15, 0.50), 60, bold=True),
+        "caption": Slot(band(0.50, 0.60), 12, bold=True),
+        "text": Slot(band(0.61, 0.88), 10),
+        "footer": Slot(band(0.88, 1.0), 11, bold=True),
+    }
+
+
+def back_slots(width: float, height: float) -> tuple[Rect, dict[str, Slot]]:
+    """The white panel in the middle of a back and the text slots inside it."""
+    panel = Rect(width * 0.16, height * 0.30, width * 0.68, height * 0.40)
+    inner = panel.inset(mm(2))
+    h = inner.height
+    return panel, {
+        "symbol": Slot(Rect(inner.x, inner.y + h * 0.48, inner.width, h * 0.52), 40, bold=True),
+        "title": Slot(Rect(inner.x, inner.y + h * 0.22, inner.width, h * 0.26), 14, bold=True),
+        "subtitle": Slot(Rect(inner.x, inner.y, inner.width, h * 0.22), 9),
+    }
+
+
+def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
+    for element in design.xml:
+        slot = slots.get(element.tag)
+        if slot is None:
+            raise BuildError(f"card template: unknown part <{element.tag}>, expected one of {', '.join(slots)}")
+        text = "".join(element.itertext())
+        missing = missing_glyphs(text)
+        if missing:
+            shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
+            raise BuildError(f"{design.label}, {element.tag}: the bundled font cannot draw {shown}")
+        try:
+            draw_fitted(canvas, inline_markup(element), slot)
+        except DoesNotFit:
+            raise BuildError(f"{design.label}, {element.tag}: the text does not fit on the card even at "
+                             f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
+
+
+def _draw_face(canvas, design: Design, width: float, height: float) -> None:
+    canvas.setStrokeColorRGB(*GREY)
+    canvas.setLineWidth(0.6)
+    frame = Rect(0, 0, width, height).inset(FRAME_INSET)
+    canvas.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5), stroke=1, fill=0)
+    slots = face_slots(width, height)
+    rule_y = slots["title"].box.y - mm(0.6)
+    canvas.setLineWidth(0.4)
+    canvas.line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y)
+    _draw_slots(canvas, design, slots)
+
+
+def _draw_pattern(canvas, pattern: str, width: float, height: float) -> None:
+    canvas.setStrokeGray(PATTERN_GREY)
+    canvas.setFillGray(PATTERN_GREY)
+    canvas.setLineWidth(1.2)
+    step = mm(4)
+    if pattern == "stripes":
+        offset = -height
+        while offset < width:
+            canvas.line(offset, 0, offset + height, height)
+            offset += step
+    elif pattern == "dots":
+        for ix in range(int(width / step) + 2):
+            for iy in range(int(height / step) + 2):
+                shift = step / 2 if iy % 2 else 0
+                canvas.circle(ix * step + shift, iy * step, mm(0.8), stroke=0, fill=1)
+    elif pattern == "grid":
+        for ix in range(int(width / step) + 2):
+            canvas.line(ix * step, 0, ix * step, height)
+        for iy in range(int(height / step) + 2):
+            canvas.line(0, iy * step, width, iy * step)
+    elif pattern == "diamonds":
+        offset = -height
+        while offset < width + height:
+            canvas.line(offset, 0, offset + height, height)
+            canvas.line(offset + height, 0, offset, height)
+            offset += step * 1.5
+
+
+def _draw_back(canvas, design: Design, width: float, height: float) -> None:
+    canvas.saveState()
+    path = canvas.beginPath()
+    path.rect(0, 0, width, height)
+    canvas.clipPath(path, stroke=0, fill=0)
+    _draw_pattern(canvas, design.pattern, width, height)
+    canvas.restoreState()
+    panel, slots = back_slots(width, height)
+    canvas.setFillGray(1)
+    canvas.setStrokeGray(0.2)
+    canvas.setLineWidth(0.8)
+    canvas.roundRect(panel.x, panel.y, panel.width, panel.height, mm(2), stroke=1, fill=1)
+    _draw_slots(canvas, design, slots)
+
+
+def _draw_marks(canvas, grid: Grid) -> None:
+    canvas.setStrokeGray(0)
+    canvas.setLineWidth(0.25)
+    for mark in crop_marks(grid):
+        canvas.line(mark.x0, mark.y0, mark.x1, mark.y1)
+
+
+def _draw_calibration(canvas, grid: Grid, label: str, ruler_note: str, letter: bool) -> None:
+    """A 100 mm ruler (and a 4 in one on Letter) with the words to check it, then the sheet label."""
+    band = grid.band
+    x0 = band.x + mm(2)
+    y = band.y + (mm(4.5) if letter else mm(3))
+    length_mm = mm(100)
+    canvas.setStrokeGray(0)
+    canvas.setFillGray(0)
+    canvas.setLineWidth(0.5)
+    canvas.line(x0, y, x0 + (4 * INCH if letter else length_mm), y)
+    for tick in range(0, 101, 5):
+        up = mm(2.5) if tick % 10 == 0 else mm(1.2)
+        canvas.line(x0 + mm(tick), y, x0 + mm(tick), y + up)
+    canvas.setFont(REGULAR, 6)
+    canvas.drawString(x0 + mm(100) + mm(1), y + mm(1), "100 mm")
+    if letter:
+        for eighth in range(0, 33, 2):
+            down = mm(2.5) if eighth % 8 == 0 else mm(1.2)
+            canvas.line(x0 + eighth * INCH / 8, y, x0 + eighth * INCH / 8, y - down)
+        canvas.drawString(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in")
+    text_box = Rect(x0 + 4 * INCH + mm(12), band.y, band.right - (x0 + 4 * INCH + mm(12)), band.height)
+    upper = Rect(text_box.x, text_box.y + text_box.height / 2, text_box.width, text_box.height / 2)
+    lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
+    draw_fitted(canvas, escape(ruler_note), Slot(upper, 7, bold=True, align="left", min_size=5))
+    draw_fitted(canvas, escape(label), Slot(lower, 7, align="left", min_size=5))
+
+
+def render_card_sheets(
+    sheets: Sequence[CardSheet[Hashable]],
+    grid: Grid,
+    faces: dict[Hashable, Design],
+    backs: dict[Hashable, Design],
+    back_of: Callable[[Hashable], Hashable],
+    face_key: Callable[[Hashable], Hashable],
+    *,
+    title: str,
+    sheet_label: Callable[[int, int, str], str],
+    ruler_note: str,
+    letter: bool,
+) -> tuple[bytes, int]:
+    """The cards PDF (face page, back page, ...) and its page count."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    register_fonts()
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=tuple(grid.page), invariant=1, pageCompression=1)
+    canvas.setTitle(title)
+    canvas.setAuthor("kitgen")
+    canvas.setCreator("kitgen")
+    canvas.setViewerPreference("PrintScaling", "None")
+    canvas.setViewerPreference("Duplex", "DuplexFlipLongEdge")
+    width, height = grid.card.width, grid.card.height
+    forms: dict[tuple[str, Hashable], str] = {}
+
+    def form(kind: str, key: Hashable, design: Design) -> str:
+        if (kind, key) not in forms:
+            name = f"{kind}{len(forms)}"
+            canvas.beginForm(name, 0, 0, width, height)
+            (_draw_face if kind == "face" else _draw_back)(canvas, design, width, height)
+            canvas.endForm()
+            forms[(kind, key)] = name
+        return forms[(kind, key)]
+
+    pages = 0
+    for sheet in sheets:
+        for side, placements in (("faces", sheet.faces), ("backs", sheet.backs)):
+            for rect, item in placements:
+                key = face_key(item) if side == "faces" else back_of(item)
+                design = faces[key] if side == "faces" else backs[key]
+                name = form("face" if side == "faces" else "back", key, design)
+                canvas.saveState()
+                canvas.translate(rect.x, rect.y)
+                canvas.doForm(name)
+                canvas.restoreState()
+            _draw_marks(canvas, grid)
+            _draw_calibration(canvas, grid, sheet_label(sheet.number, len(sheets), side), ruler_note, letter)
+            canvas.showPage()
+            pages += 1
+    canvas.save()
+    return buffer.getvalue(), pages

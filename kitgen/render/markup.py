@@ -1,0 +1,95 @@
+"""Jinja for text: templates render a small XML vocabulary that becomes ReportLab flowables.
+
+Content strings reach the XML only through Jinja's autoescape, so `<`, `&` and markup in content
+print literally and never reach ReportLab's paragraph parser as tags.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+from xml.sax.saxutils import escape
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from kitgen.errors import BuildError
+
+INLINE_TAGS = {"b", "i", "br"}
+
+
+@lru_cache(maxsize=32)
+def environment(template_dirs: tuple[Path, ...], language: str) -> jinja2.Environment:
+    """The one Jinja environment for kitgen's templates: autoescape, strict undefined, gettext."""
+    from kitgen.locale import translations
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(d) for d in template_dirs]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    return env
+
+
+def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.Element:
+    """Render `name` and parse its XML; template mistakes name the template file and line."""
+    try:
+        text = env.get_template(name).render(**context)
+    except jinja2.TemplateSyntaxError as error:
+        raise BuildError(f"{error.filename or name}:{error.lineno}: template error: {error.message}") from None
+    except jinja2.UndefinedError as error:
+        raise BuildError(f"{_template_location(error, name)}: template error: {error.message}") from None
+    except jinja2.TemplateNotFound as error:
+        raise BuildError(f"template {error.name!r} not found in {', '.join(env.loader.searchpath)}") from None  # type: ignore[union-attr]
+    try:
+        return ET.fromstring(text)
+    except ET.ParseError as error:
+        raise BuildError(f"template {name} produced malformed XML ({error})") from None
+
+
+def _template_location(error: Exception, name: str) -> str:
+    import traceback
+
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if frame.filename.endswith((".j2", ".xml", ".html")):
+            return f"{frame.filename}:{frame.lineno}"
+    return name
+
+
+def inline_markup(element: ET.Element) -> str:
+    """The element's content as ReportLab paragraph markup: text escaped, only b/i/br kept."""
+    parts = [escape(element.text or "")]
+    for child in element:
+        if child.tag not in INLINE_TAGS:
+            raise BuildError(f"template markup: <{child.tag}> is not allowed inside <{element.tag}>")
+        if child.tag == "br":
+            parts.append("<br/>")
+        else:
+            parts.append(f"<{child.tag}>{inline_markup(child)}</{child.tag}>")
+        parts.append(escape(child.tail or ""))
+    return "".join(parts).strip()
+
+
+def plain_text(element: ET.Element) -> str:
+    return "".join(element.itertext()).strip()
+
+
+_content_env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+@lru_cache(maxsize=4096)
+def _compiled(text: str) -> jinja2.Template:
+    return _content_env.from_string(text)
+
+
+def expand(text: str, data: Mapping[str, Any]) -> str:
+    """A content string with `{{ field }}` placeholders filled from card data, in Jinja's sandbox."""
+    if "{" not in text:
+        return text
+    return _compiled(text).render(**data)
