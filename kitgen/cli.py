@@ -7,14 +7,23 @@ from pathlib import Path
 import click
 
 from kitgen import __version__
-from kitgen.errors import KitgenError
+from kitgen.errors import ContentError, KitgenError
 
 
-def _fail(error: KitgenError, debug: bool) -> None:
+def _fail(error: Exception, debug: bool) -> None:
+    """Print the error as the user should see it (no traceback unless --debug) and exit."""
     if debug:
         raise error
-    click.echo(str(error) if str(error).count(":") >= 3 or "\n" in str(error) else f"error: {error}", err=True)
-    sys.exit(error.exit_code)
+    if isinstance(error, ContentError):
+        click.echo(str(error), err=True)
+    elif isinstance(error, KitgenError):
+        click.echo(f"error: {error}", err=True)
+    elif isinstance(error, KeyboardInterrupt):
+        click.echo("interrupted; earlier outputs are unchanged", err=True)
+        sys.exit(130)
+    else:
+        click.echo(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)", err=True)
+    sys.exit(getattr(error, "exit_code", 1))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -56,5 +65,5 @@ def build(activity_ids: tuple[str, ...], paper: str, card_size: str | None, cont
             result = build_kit(activity_id, options, library)
             for file in result.files:
                 click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
-    except KitgenError as error:
+    except (Exception, KeyboardInterrupt) as error:
         _fail(error, debug)

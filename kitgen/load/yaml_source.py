@@ -122,6 +122,8 @@ def read_yaml(path: Path) -> tuple[Any, SourceMap]:
         if "\t" in what or "'\\t'" in what:
             what += " (tabs cannot indent YAML, use spaces)"
         context = f" {error.context}" if error.context else ""
+        if error.context_mark and error.problem_mark and error.context_mark.line != error.problem_mark.line:
+            context += f" that starts at line {error.context_mark.line + 1}, column {error.context_mark.column + 1}"
         raise ContentError([Problem(shown, line, column,
                                     f"YAML syntax: {what}{context}; expected well-formed YAML")]) from None
     except yaml.YAMLError as error:
