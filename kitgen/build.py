@@ -6,12 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kitgen import __version__
-from kitgen.checks import card_texts, check_activity, evaluate_hand
+from kitgen.checks import check_activity
 from kitgen.errors import BuildError, UsageError
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.locale import translations
-from kitgen.plan import card_sheets, impose
 from kitgen.units import parse_card_size, parse_paper
 
 
@@ -39,14 +38,6 @@ class BuildResult:
     files: list[OutputFile] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class CardRef:
-    """One printed card: deck and card-kind indexes within the activity."""
-
-    deck: int
-    kind: int
-
-
 def _normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
@@ -71,15 +62,42 @@ def check_no_leak(host_texts: list[str], printed: list[str], file_name: str) -> 
                 raise BuildError(f"{file_name}: host-key text would be printed in a player file: {secret[:70]!r}")
 
 
-def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None) -> BuildResult:
-    """Build one activity of the library by id."""
+def editions(path: Path) -> list[str]:
+    """The languages an activity file can be built in: its own and one per overlay file."""
+    from kitgen.load import edition_languages
+    from kitgen.load.yaml_source import read_yaml
+
+    data, _source = read_yaml(path)
+    own = data.get("language", "en") if isinstance(data, dict) else "en"
+    return sorted({str(own), *edition_languages(path)})
+
+
+def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
+          language: str | None = None) -> BuildResult:
+    """Build one edition of an activity (its own language unless `language` says otherwise)."""
     library = library or Library.open()
-    return build_loaded(load_activity(library.find(activity_id)), options, library)
+    path = library.find(activity_id)
+    several = len(editions(path)) > 1
+    return build_loaded(load_activity(path, language), options, library, several_editions=several)
 
 
-def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library) -> BuildResult:
+def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
+                       library: Library | None = None) -> list[BuildResult]:
+    """Build every language edition of an activity."""
+    library = library or Library.open()
+    path = library.find(activity_id)
+    languages = editions(path)
+    return [build_loaded(load_activity(path, lang), options, library, several_editions=len(languages) > 1)
+            for lang in languages]
+
+
+def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
+                 several_editions: bool = False) -> BuildResult:
     """Check, plan, render every file in memory, and only then write them all."""
-    from kitgen.render.kit import render_kit
+    from kitgen.plan.kit import plan_kit
+    from kitgen.render.kit import KitRenderer
+    from kitgen.render.markup import environment
+    from kitgen.write import write_outputs
 
     check_activity(loaded)
     activity = loaded.activity
@@ -88,21 +106,17 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
         card = parse_card_size(options.card_size or activity.card_size)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    grid = impose(paper, card)
-    refs = [CardRef(d, k) for d, deck in enumerate(activity.decks)
-            for k, kind in enumerate(deck.cards) for _ in range(kind.count)]
-    sheets = card_sheets(refs, grid)
-    _ = translations(activity.language).gettext
-    rendered = render_kit(loaded, library, grid, sheets, options.paper)
+    plan = plan_kit(activity, paper, card)
+    stem = f"{activity.id}-{activity.language}" if several_editions else activity.id
+    env = environment(tuple(library.template_dirs(loaded.folder)), activity.language)
+    rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext).render()
     secrets = host_only_texts(loaded)
     for document in rendered:
         if document.for_players:
             check_no_leak(secrets, document.text, document.name)
-    folder = options.out_dir / activity.id
-    from kitgen.write import write_outputs
-
-    record = {"activity": activity.id, "kitgen": __version__, "paper": options.paper,
-              "card_size": options.card_size or activity.card_size}
+    folder = options.out_dir / stem
+    record = {"activity": activity.id, "language": activity.language, "kitgen": __version__,
+              "paper": options.paper, "card_size": options.card_size or activity.card_size}
     write_outputs(folder, {d.name: d.data for d in rendered}, record)
     result = BuildResult(activity.id, folder)
     for document in rendered:
@@ -110,5 +124,4 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     return result
 
 
-__all__ = ["BuildOptions", "BuildResult", "CardRef", "OutputFile", "build", "build_loaded",
-           "card_texts", "evaluate_hand"]
+__all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "build_all_editions", "build_loaded", "editions"]

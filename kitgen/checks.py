@@ -8,9 +8,9 @@ import jinja2
 from kitgen.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
 from kitgen.load.model import Activity, CardKind, HandExample
-from kitgen.render.markup import expand
+from kitgen.load.placeholders import expand
 
-CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer")
+CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
 
 
 @dataclass(frozen=True)
@@ -95,5 +95,108 @@ def check_activity(loaded: LoadedActivity) -> None:
             loc = ("host_key", "examples", e) + relative
             where = f"host_key.examples[{e}]." + ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in relative)
             problems.append(source.problem(loc, f"{where.replace('.[', '[')}: {message}"))
+    problems += _reference_problems(activity, source)
+    problems += _totals_problems(activity, source)
     if problems:
         raise ContentError(problems)
+
+
+@dataclass(frozen=True)
+class SetResult:
+    """A scored set computed from the card data and the activity's scoring rule."""
+
+    cards: list[CardKind]
+    points: int
+    reason: str  # "run", "same" or "all"
+
+
+def score_set(activity: Activity, cards: list[CardKind]) -> tuple[SetResult | None, str | None]:
+    """Points of a set under `host_key.scoring`, or why the cards are not a set."""
+    rule = activity.host_key.scoring
+    if rule is None:
+        return None, "the host key has sets but no scoring rule"
+    if len(cards) != rule.size:
+        return None, f"a set has {rule.size} cards, got {len(cards)}"
+    orders = [_number(card, rule.order) for card in cards]
+    if any(order is None for order in orders):
+        return None, f"every card of a set needs a number {rule.order!r} in its data"
+    ordered = sorted(orders)  # type: ignore[type-var]
+    if any(b - a != 1 for a, b in zip(ordered, ordered[1:])):
+        return None, f"{', '.join(c.id for c in cards)} are not consecutive"
+    if rule.bonus_same and len({str(card.data.get(rule.bonus_same)) for card in cards}) == 1:
+        return SetResult(cards, rule.bonus_points, "same"), None
+    if rule.bonus_all and all(card.data.get(rule.bonus_all) for card in cards):
+        return SetResult(cards, rule.bonus_points, "all"), None
+    return SetResult(cards, rule.points, "run"), None
+
+
+def table_cards(activity: Activity, table) -> list[CardKind]:
+    """The card kinds a host-key card table lists: a whole deck or named cards."""
+    if table.deck:
+        deck = next((d for d in activity.decks if d.id == table.deck), None)
+        return list(deck.cards) if deck else []
+    return [card for card in (activity.card(c) for c in table.cards) if card is not None]
+
+
+def _located(source, loc: tuple, message: str) -> Problem:
+    from kitgen.load.problems import dotted
+
+    return source.problem(loc, f"{dotted(loc)}: {message}")
+
+
+def _reference_problems(activity: Activity, source) -> list[Problem]:
+    """Cards and decks named in the host key, totals and worked examples must exist."""
+    problems = []
+    key = activity.host_key
+    deck_ids = {deck.id for deck in activity.decks}
+    for w, walk in enumerate(key.walkthroughs):
+        for s, step in enumerate(walk.steps):
+            for c, card_id in enumerate(step.cards):
+                if activity.card(card_id) is None:
+                    problems.append(_located(source, ("host_key", "walkthroughs", w, "steps", s, "cards", c),
+                                             f"no card {card_id!r} in any deck"))
+    for t, table in enumerate(key.card_tables):
+        if table.deck and table.deck not in deck_ids:
+            problems.append(_located(source, ("host_key", "card_tables", t, "deck"),
+                                     f"no deck {table.deck!r}; decks: {', '.join(sorted(deck_ids))}"))
+        for c, card_id in enumerate(table.cards):
+            if activity.card(card_id) is None:
+                problems.append(_located(source, ("host_key", "card_tables", t, "cards", c),
+                                         f"no card {card_id!r} in any deck"))
+    for n, example in enumerate(key.sets):
+        cards = []
+        for c, card_id in enumerate(example.cards):
+            card = activity.card(card_id)
+            if card is None:
+                problems.append(_located(source, ("host_key", "sets", n, "cards", c), f"no card {card_id!r} in any deck"))
+            cards.append(card)
+        if None in cards:
+            continue
+        result, why = score_set(activity, cards)  # type: ignore[arg-type]
+        if why:
+            problems.append(_located(source, ("host_key", "sets", n), why))
+        elif example.points is not None and result and result.points != example.points:
+            problems.append(_located(source, ("host_key", "sets", n, "points"),
+                                     f"the scoring rule gives {result.points} points, the content says {example.points}"))
+    return problems
+
+
+def _totals_problems(activity: Activity, source) -> list[Problem]:
+    totals = activity.totals
+    if totals is None:
+        return []
+    problems = []
+    counted = sum(deck.total for deck in activity.decks if not deck.optional)
+    if totals.cards is not None and counted != totals.cards:
+        problems.append(_located(source, ("totals", "cards"),
+                                 f"the content declares {totals.cards} cards but the decks hold {counted}"))
+    decks = {deck.id: deck for deck in activity.decks}
+    for deck_id, expected in totals.decks.items():
+        if deck_id not in decks:
+            problems.append(_located(source, ("totals", "decks", deck_id), f"no deck {deck_id!r}"))
+        elif decks[deck_id].total != expected:
+            index = list(decks).index(deck_id)
+            problems.append(_located(source, ("decks", index),
+                                     f"deck {deck_id!r} holds {decks[deck_id].total} cards but totals.decks.{deck_id} "
+                                     f"declares {expected}"))
+    return problems

@@ -46,24 +46,26 @@ def main() -> None:
               help="Library folder to read activities from (default: ./content, else the built-in library).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("output"),
               show_default=True, help="Folder to write kits into.")
+@click.option("--lang", "language", metavar="LANG", help="Build only this language edition (default: all).")
 @click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
 def build(activity_ids: tuple[str, ...], paper: str, card_size: str | None, content_dir: Path | None,
-          out_dir: Path, debug: bool) -> None:
+          out_dir: Path, language: str | None, debug: bool) -> None:
     """Build the kit of each ACTIVITY_ID.
 
     \b
     Example:
       kitgen build growing-discard --paper letter
     """
-    from kitgen.build import BuildOptions, build as build_kit
+    from kitgen.build import BuildOptions, build as build_kit, build_all_editions
     from kitgen.library import Library
 
     try:
         library = Library.open(content_dir)
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir)
         for activity_id in activity_ids:
-            result = build_kit(activity_id, options, library)
-            for file in result.files:
+            results = ([build_kit(activity_id, options, library, language)] if language
+                       else build_all_editions(activity_id, options, library))
+            for file in (f for result in results for f in result.files):
                 click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
     except (Exception, KeyboardInterrupt) as error:
         _fail(error, debug)

@@ -47,7 +47,7 @@ class Library:
         """Activity id (from the file or folder name) → its YAML file, sorted by id."""
         found: dict[str, Path] = {}
         for path in sorted(self.content.iterdir()):
-            if path.suffix in (".yaml", ".yml") and path.is_file():
+            if path.suffix in (".yaml", ".yml") and path.is_file() and "." not in path.stem:
                 found[path.stem] = path
             elif path.is_dir() and (path / "activity.yaml").is_file():
                 found[path.name] = path / "activity.yaml"

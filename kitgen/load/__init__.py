@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from kitgen.errors import ContentError, Problem, display_path
+from kitgen.errors import ContentError, Problem, UsageError, display_path
 from kitgen.load.model import Activity
 from kitgen.load.problems import validation_problems
 from kitgen.load.yaml_source import SourceMap, read_yaml
@@ -28,12 +29,47 @@ class LoadedActivity:
         return self.path.parent
 
 
-def load_activity(path: Path) -> LoadedActivity:
-    """Read and validate one activity file; every problem is reported at once as a ContentError."""
-    data, source = read_yaml(path)
+def edition_file(path: Path, language: str) -> Path:
+    """`trash/activity.yaml` + `en` → `trash/activity.en.yaml`: the overlay holding that edition's text."""
+    return path.with_name(f"{path.stem}.{language}{path.suffix}")
+
+
+def edition_languages(path: Path) -> list[str]:
+    """Languages with an overlay file next to the activity file (the file's own language not included)."""
+    return sorted(p.suffixes[-2].lstrip(".") for p in path.parent.glob(f"{path.stem}.*{path.suffix}")
+                  if len(p.suffixes) >= 2 and len(p.suffixes[-2]) == 3)
+
+
+def merge(base: Any, overlay: Any) -> Any:
+    """Deep merge: mappings key by key, lists item by item, anything else replaced by the overlay."""
+    if isinstance(base, dict) and isinstance(overlay, dict):
+        return {**base, **{k: merge(base[k], v) if k in base else v for k, v in overlay.items()}}
+    if isinstance(base, list) and isinstance(overlay, list) and len(base) == len(overlay):
+        return [merge(b, o) for b, o in zip(base, overlay)]
+    return overlay
+
+
+def _mapping(data: Any, path: Path) -> dict:
     if not isinstance(data, dict):
         raise ContentError([Problem(display_path(path), 1, 1,
                                     "expected a mapping of keys (id, title, rules, decks, ...) at the top level")])
+    return data
+
+
+def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
+    """Read and validate one activity (in one language edition); every problem is reported at once."""
+    data, source = read_yaml(path)
+    data = _mapping(data, path)
+    if language is not None and language != data.get("language", "en"):
+        overlay_path = edition_file(path, language)
+        if not overlay_path.is_file():
+            known = ", ".join([str(data.get("language", "en")), *edition_languages(path)])
+            raise UsageError(f"no {language!r} edition of {path.stem if path.stem != 'activity' else path.parent.name}"
+                             f"; editions: {known}")
+        overlay, overlay_source = read_yaml(overlay_path)
+        data = merge(data, _mapping(overlay, overlay_path))
+        data["language"] = language
+        source = source.overlaid(overlay_source)
     try:
         activity = Activity.model_validate(data)
     except ValidationError as error:

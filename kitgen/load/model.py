@@ -8,7 +8,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValida
                       WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
-from kitgen.units import parse_card_size
+from kitgen.units import parse_card_size, parse_length
 
 MAX_COUNT = 10_000
 
@@ -48,6 +48,19 @@ def _card_size(value: Any) -> str:
 
 CardSizeSpec = Annotated[str, PlainValidator(_card_size),
                          WithJsonSchema({"type": "string", "examples": ["poker", "bridge", "mini", "tarot", "63x88mm"]})]
+
+
+def _length(value: Any) -> float:
+    try:
+        return parse_length(value)
+    except ValueError as error:
+        raise PydanticCustomError("length", str(error)) from None
+
+
+Length = Annotated[float, PlainValidator(_length),
+                   WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?\s*(mm|cm|in|pt)$",
+                                   "examples": ["5mm", "0.25in"]})]
+"""A length written with its unit ('70mm', '2.5in'); held in points."""
 
 
 class Strict(BaseModel):
@@ -114,6 +127,7 @@ class Rules(Strict):
 
 
 Scalar = Union[int, float, str]
+DataValue = Union[Scalar, dict[str, Scalar]]
 
 
 class CardKind(Strict):
@@ -127,7 +141,8 @@ class CardKind(Strict):
     caption: Name | None = None
     text: Text | None = None
     footer: Name | None = None
-    data: dict[str, Scalar] = {}
+    color: Name | None = None
+    data: dict[str, DataValue] = {}
 
     @property
     def title(self) -> str:
@@ -143,24 +158,47 @@ class Back(Strict):
     pattern: Literal["stripes", "dots", "grid", "diamonds", "plain"] = "stripes"
 
 
+class Generate(Strict):
+    """A deck made of every combination of field values, e.g. 4 suits × 13 ranks = 52 cards.
+
+    Each combination's values become the card's `data`; `card` is a card kind whose texts use them,
+    e.g. `id: "{{ rank }}{{ suit.symbol }}"`.
+    """
+
+    product: dict[Name, Annotated[list[DataValue], Field(min_length=1, max_length=1000)]] = Field(min_length=1)
+    card: dict[Name, Any]
+
+
 class Deck(Strict):
+    """A pile of cards with one back design. `optional` decks go to a file of their own."""
+
     id: Id
     name: Name
     back: Back
-    cards: list[CardKind] = Field(min_length=1)
+    cards: list[CardKind] = []
+    generate: Generate | None = None
+    optional: bool = False
     note: Text | None = None
 
-    @field_validator("cards")
-    @classmethod
-    def _unique_ids(cls, cards: list[CardKind]) -> list[CardKind]:
+    @model_validator(mode="after")
+    def _cards(self) -> "Deck":
+        if self.generate is not None:
+            if self.cards:
+                raise PydanticCustomError("deck", "expected either cards or generate, not both")
+            object.__setattr__(self, "cards", generated_cards(self.generate))
+        if not self.cards:
+            raise PydanticCustomError("deck", "expected at least one card (cards or generate)")
         seen: set[str] = set()
-        for index, card in enumerate(cards):
+        for index, card in enumerate(self.cards):
             if card.id in seen:
                 raise PydanticCustomError("duplicate", "card id {id!r} appears twice (cards[{index}]), "
                                           "expected each card id once per deck",
                                           {"id": card.id, "index": index})
             seen.add(card.id)
-        return cards
+        if self.total > MAX_COUNT:
+            raise PydanticCustomError("deck", "the deck has {n} cards, expected at most {limit}",
+                                      {"n": f"{self.total:,}", "limit": f"{MAX_COUNT:,}"})
+        return self
 
     @property
     def total(self) -> int:
@@ -170,6 +208,7 @@ class Deck(Strict):
 class Column(Strict):
     heading: Name
     width: float = Field(default=1.0, gt=0, le=20)
+    fill: Name | None = None  # printed in every row, e.g. a box to tick
 
     @model_validator(mode="before")
     @classmethod
@@ -186,6 +225,7 @@ class RecordSheet(Strict):
     columns: list[Column] = Field(min_length=1, max_length=12)
     rows: Count
     number_rows: bool = True
+    total_row: bool = False
     per_player: bool = True
 
 
@@ -207,12 +247,119 @@ class HostSection(Strict):
     items: list[Text] = []
 
 
+class Step(Strict):
+    """One step of a walkthrough; the cards it names must exist."""
+
+    cards: list[Name] = []
+    text: Text
+
+
+class Walkthrough(Strict):
+    """A worked sequence of moves, step by step."""
+
+    title: Name
+    steps: list[Step] = Field(min_length=1)
+
+
+class DataField(Strict):
+    field: Name
+    heading: Name
+
+
+class CardTable(Strict):
+    """A table of card data computed from the decks (e.g. each robot's cost)."""
+
+    title: Name
+    deck: Id | None = None
+    cards: list[Name] = []
+    fields: list[DataField] = Field(min_length=1)
+    total: Name | None = None  # heading of a column that adds up the numeric fields
+
+
+class SetScoring(Strict):
+    """How a set scores: `size` cards in consecutive `order`; a bonus when all share `bonus_same`
+    or all have a true `bonus_all`."""
+
+    order: Name
+    size: Count = 3
+    points: int = 1
+    bonus_points: int = 2
+    bonus_same: Name | None = None
+    bonus_all: Name | None = None
+
+
+class SetExample(Strict):
+    cards: list[Name] = Field(min_length=1)
+    points: int | None = None  # when given, checked against the scoring rule
+    note: Text | None = None
+
+
 class HostKey(Strict):
     """Material for the adult only; it is printed in its own file and checked never to leak."""
 
     intro: Paragraphs = []
     examples: list[HandExample] = []
+    walkthroughs: list[Walkthrough] = []
+    card_tables: list[CardTable] = []
+    scoring: SetScoring | None = None
+    sets: list[SetExample] = []
     sections: list[HostSection] = []
+
+
+class PositionGrid(Strict):
+    """Labelled places for real cards, in rows and columns."""
+
+    columns: Count
+    rows: Count
+    width: Length
+    height: Length
+    gap: Length = parse_length("6mm")
+    labels: list[Name] = []
+
+
+class Board(Strict):
+    """A mat larger than the paper, tiled across sheets with an overlap strip."""
+
+    id: Id
+    title: Name
+    positions: PositionGrid
+    note: Text | None = None
+    per_player: bool = True
+
+
+class Slip(Strict):
+    """A small form, several to a page with cut marks; `fold` adds a fold line that hides what is written."""
+
+    id: Id
+    title: Name
+    size: CardSizeSpec
+    per_player: bool = True
+    copies: Count = 1
+    fold: bool = False
+    outside: Paragraphs = []
+    lines: list[Name] = []
+
+
+class AidStep(Strict):
+    title: Name
+    text: Text
+
+
+class PlayerAid(Strict):
+    """A one-page summary each player keeps in front of them (phases of a turn)."""
+
+    id: Id
+    title: Name
+    steps: list[AidStep] = Field(min_length=1)
+    note: Text | None = None
+    per_player: bool = True
+
+
+class Totals(Strict):
+    """Counts the content promises; the build checks them against the decks."""
+
+    cards: Count | None = None
+    decks: dict[Id, Count] = {}
 
 
 class Activity(Strict):
@@ -225,9 +372,14 @@ class Activity(Strict):
     players: Players
     minutes: Minutes
     language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}$")] = "en"
+    working_title: bool = False
     card_size: CardSizeSpec = "poker"
     rules: Rules
     decks: list[Deck] = []
+    totals: Totals | None = None
+    boards: list[Board] = []
+    slips: list[Slip] = []
+    player_aids: list[PlayerAid] = []
     record_sheets: list[RecordSheet] = []
     host_key: HostKey = HostKey()
 
@@ -248,3 +400,33 @@ class Activity(Strict):
                 if card.id == card_id:
                     return card
         return None
+
+
+def generated_cards(generate: Generate) -> list[CardKind]:
+    """Every combination of the product's values as a card kind; id and name are filled in now."""
+    import itertools
+
+    from pydantic import ValidationError
+
+    from kitgen.load.placeholders import expand
+
+    fields = list(generate.product)
+    cards = []
+    for values in itertools.product(*(generate.product[f] for f in fields)):
+        data = {**generate.card.get("data", {}), **dict(zip(fields, values))}
+        spec = {**generate.card, "data": data}
+        try:
+            for key in ("id", "name"):
+                if isinstance(spec.get(key), str):
+                    spec[key] = expand(spec[key], data)
+        except Exception as error:  # a template mistake in content
+            raise PydanticCustomError("generate", "card template: {error}", {"error": str(error)}) from None
+        spec.setdefault("count", 1)
+        try:
+            cards.append(CardKind.model_validate(spec))
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise PydanticCustomError("generate", "card template gives an invalid card at {where}: {msg}",
+                                      {"where": where, "msg": first["msg"]}) from None
+    return cards

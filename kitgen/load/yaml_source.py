@@ -13,6 +13,7 @@ MAX_FILE_BYTES = 2_000_000
 MAX_NODES = 200_000  # bounds alias expansion ("billion laughs")
 
 Location = tuple[Any, ...]  # ('decks', 1, 'cards', 0, 'count')
+Position = tuple[str, int, int]  # file, line, column (1-based)
 
 
 @dataclass
@@ -20,20 +21,24 @@ class SourceMap:
     """Where each value (by location path) and each mapping key starts in the file (1-based)."""
 
     file: str
-    values: dict[Location, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[Location, tuple[int, int]] = field(default_factory=dict)
+    values: dict[Location, Position] = field(default_factory=dict)
+    keys: dict[Location, Position] = field(default_factory=dict)
 
-    def position(self, loc: Location, *, key: bool = False) -> tuple[int, int]:
+    def position(self, loc: Location, *, key: bool = False) -> Position:
         """The position of `loc`, or of its nearest ancestor that has one."""
         table = self.keys if key and loc in self.keys else self.values
         while loc not in table and loc:
             loc = loc[:-1]
             table = self.values
-        return table.get(loc, (1, 1))
+        return table.get(loc, (self.file, 1, 1))
 
     def problem(self, loc: Location, message: str, *, key: bool = False) -> Problem:
-        line, column = self.position(tuple(loc), key=key)
-        return Problem(self.file, line, column, message)
+        return Problem(*self.position(tuple(loc), key=key), message)
+
+    def overlaid(self, other: "SourceMap") -> "SourceMap":
+        """Positions of `other` (an edition overlay) where it has them, else ours."""
+        return SourceMap(self.file, {**self.values, **other.values}, {**self.keys, **other.keys})
+
 
 
 def _mark(node: yaml.Node) -> tuple[int, int]:
@@ -55,7 +60,7 @@ class _Converter:
             raise ContentError([Problem(self.source.file, *_mark(node),
                                         f"the document expands to more than {MAX_NODES} values "
                                         "(too many aliases?), expected a plain activity file")])
-        self.source.values.setdefault(loc, _mark(node))
+        self.source.values.setdefault(loc, (self.source.file, *_mark(node)))
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, loc)
         if isinstance(node, yaml.SequenceNode):
@@ -81,7 +86,7 @@ class _Converter:
                 self.problems.append(Problem(self.source.file, *_mark(key_node),
                                              f"duplicate key {key!r}, expected each key once per mapping"))
                 continue
-            self.source.keys[loc + (key,)] = _mark(key_node)
+            self.source.keys[loc + (key,)] = (self.source.file, *_mark(key_node))
             result[key] = self.convert(value_node, loc + (key,))
         return result
 

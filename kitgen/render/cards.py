@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Sequence
 
 from kitgen.errors import BuildError
@@ -62,6 +62,20 @@ def back_slots(width: float, height: float) -> tuple[Rect, dict[str, Slot]]:
     }
 
 
+COLORED_PARTS = {"corner", "mark", "symbol"}
+NAMED_COLORS = {"black": (0, 0, 0), "red": (0.78, 0.05, 0.05), "blue": (0.05, 0.2, 0.7), "green": (0.05, 0.45, 0.15)}
+
+
+def rgb(color: str) -> tuple[float, float, float]:
+    """A colour name or #rrggbb → RGB in 0..1 (unknown names print black)."""
+    if color.startswith("#") and len(color) == 7:
+        try:
+            return tuple(int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+        except ValueError:
+            return (0, 0, 0)
+    return NAMED_COLORS.get(color.lower(), (0, 0, 0))
+
+
 def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
     for element in design.xml:
         slot = slots.get(element.tag)
@@ -72,6 +86,9 @@ def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
         if missing:
             shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
             raise BuildError(f"{design.label}, {element.tag}: the bundled font cannot draw {shown}")
+        color = element.get("color") or design.xml.get("color") if element.tag in COLORED_PARTS else None
+        if color:
+            slot = replace(slot, color=rgb(color))
         try:
             draw_fitted(canvas, inline_markup(element), slot)
         except DoesNotFit:
@@ -134,6 +151,61 @@ def _draw_back(canvas, design: Design, width: float, height: float) -> None:
     _draw_slots(canvas, design, slots)
 
 
+def _draw_slip(canvas, design: Design, width: float, height: float) -> None:
+    """A small form; with a fold line, the outside half is hatched so writing on the inside stays hidden."""
+    canvas.setStrokeGray(0.3)
+    canvas.setLineWidth(0.5)
+    frame = Rect(0, 0, width, height).inset(mm(1.5))
+    canvas.rect(frame.x, frame.y, frame.width, frame.height)
+    safe = Rect(0, 0, width, height).inset(SAFE_INSET)
+    fold = design.xml.get("fold") == "yes"
+    inside = Rect(safe.x, safe.y, safe.width, safe.height / 2 - mm(2)) if fold else safe
+    if fold:
+        canvas.saveState()
+        clip = canvas.beginPath()
+        clip.rect(frame.x, height / 2, frame.width, frame.top - height / 2)
+        canvas.clipPath(clip, stroke=0, fill=0)
+        _draw_pattern(canvas, "stripes", width, height)
+        canvas.restoreState()
+        outside = Rect(safe.x + mm(2), height / 2 + mm(3), safe.width - mm(4), safe.top - height / 2 - mm(6))
+        canvas.setFillGray(1)
+        canvas.rect(outside.x, outside.y, outside.width, outside.height, stroke=0, fill=1)
+        texts = [inline_markup(e) for e in design.xml.findall("outside")]
+        title = design.xml.find("title")
+        markup = "<br/>".join(([f"<b>{inline_markup(title)}</b>"] if title is not None else []) + texts)
+        _fit_or_fail(canvas, design, "outside", markup, Slot(outside, 11))
+        canvas.setDash(3, 2)
+        canvas.setStrokeGray(0)
+        canvas.line(frame.x, height / 2, frame.right, height / 2)
+        canvas.setDash()
+        fold_label = design.xml.find("foldlabel")
+        if fold_label is not None:
+            canvas.setFont(REGULAR, 6)
+            canvas.setFillGray(0)
+            canvas.drawRightString(frame.right - mm(1), height / 2 + mm(0.8), plain(fold_label))
+    lines = design.xml.findall("line")
+    row = inside.height / max(len(lines), 1)
+    for index, line in enumerate(lines):
+        top = inside.top - index * row
+        box = Rect(inside.x, top - row, inside.width, row)
+        label_box = Rect(box.x, box.y + mm(1), box.width, min(box.height - mm(1), mm(5)))
+        _fit_or_fail(canvas, design, "line", inline_markup(line), Slot(label_box, 9, align="left"))
+        canvas.setStrokeGray(0)
+        canvas.setLineWidth(0.4)
+        canvas.line(box.x, box.y + mm(0.8), box.right, box.y + mm(0.8))
+
+
+def _fit_or_fail(canvas, design: Design, part: str, markup: str, slot: Slot) -> None:
+    try:
+        draw_fitted(canvas, markup, slot)
+    except DoesNotFit:
+        raise BuildError(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
+
+
+def plain(element: ET.Element) -> str:
+    return "".join(element.itertext()).strip()
+
+
 def _draw_marks(canvas, grid: Grid) -> None:
     canvas.setStrokeGray(0)
     canvas.setLineWidth(0.25)
@@ -168,11 +240,14 @@ def _draw_calibration(canvas, grid: Grid, label: str, ruler_note: str, letter: b
     draw_fitted(canvas, escape(label), Slot(lower, 7, align="left", min_size=5))
 
 
+DRAW = {"face": _draw_face, "back": _draw_back, "slip": _draw_slip}
+
+
 def render_card_sheets(
     sheets: Sequence[CardSheet[Hashable]],
     grid: Grid,
     faces: dict[Hashable, Design],
-    backs: dict[Hashable, Design],
+    backs: dict[Hashable, Design] | None,
     back_of: Callable[[Hashable], Hashable],
     face_key: Callable[[Hashable], Hashable],
     *,
@@ -191,7 +266,8 @@ def render_card_sheets(
     canvas.setAuthor("kitgen")
     canvas.setCreator("kitgen")
     canvas.setViewerPreference("PrintScaling", "None")
-    canvas.setViewerPreference("Duplex", "DuplexFlipLongEdge")
+    if backs is not None:
+        canvas.setViewerPreference("Duplex", "DuplexFlipLongEdge")
     width, height = grid.card.width, grid.card.height
     forms: dict[tuple[str, Hashable], str] = {}
 
@@ -199,17 +275,18 @@ def render_card_sheets(
         if (kind, key) not in forms:
             name = f"{kind}{len(forms)}"
             canvas.beginForm(name, 0, 0, width, height)
-            (_draw_face if kind == "face" else _draw_back)(canvas, design, width, height)
+            DRAW[design.kind](canvas, design, width, height)
             canvas.endForm()
             forms[(kind, key)] = name
         return forms[(kind, key)]
 
     pages = 0
     for sheet in sheets:
-        for side, placements in (("faces", sheet.faces), ("backs", sheet.backs)):
+        sides = (("faces", sheet.faces), ("backs", sheet.backs)) if backs is not None else (("faces", sheet.faces),)
+        for side, placements in sides:
             for rect, item in placements:
                 key = face_key(item) if side == "faces" else back_of(item)
-                design = faces[key] if side == "faces" else backs[key]
+                design = faces[key] if side == "faces" else backs[key]  # type: ignore[index]
                 name = form("face" if side == "faces" else "back", key, design)
                 canvas.saveState()
                 canvas.translate(rect.x, rect.y)

@@ -1,85 +1,164 @@
-"""Render every file of one kit in memory: cards, player sheets, host key and print guide."""
+"""Render every file of one kit in memory: cards, slips, mats, player sheets, host key and print guide."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Callable
 
-from kitgen.checks import card_texts, evaluate_hand
-from kitgen.library import Library
-from kitgen.load import LoadedActivity
-from kitgen.locale import translations
-from kitgen.plan import CardSheet, Grid
+import jinja2
+
+from kitgen.checks import card_texts, evaluate_hand, score_set, table_cards
+from kitgen.load.model import Activity
+from kitgen.plan.kit import DeckFile, KitPlan, SlipPlan
+from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets
 from kitgen.render.documents import render_document
-from kitgen.render.markup import environment, render_template
+from kitgen.render.markup import render_template
 from kitgen.units import to_mm
 
 
 @dataclass(frozen=True)
 class RenderedFile:
     name: str
-    role: str
+    role: str  # cards, optional-cards, slips, mat, sheets, host-key, print-guide
     data: bytes
     pages: int
-    text: list[str]
     for_players: bool
+    text: list[str] = field(default_factory=list)
+
+    @property
+    def sheets(self) -> int:
+        """Sheets of paper: card files print two-sided."""
+        return self.pages // 2 if self.role in ("cards", "optional-cards") else self.pages
 
 
-def render_kit(loaded: LoadedActivity, library: Library, grid: Grid, sheets: Sequence[CardSheet], paper: str
-               ) -> list[RenderedFile]:
-    activity = loaded.activity
-    env = environment(tuple(library.template_dirs(loaded.folder)), activity.language)
-    _ = translations(activity.language).gettext
-    stem = activity.id
-    files: list[RenderedFile] = []
+@dataclass
+class KitRenderer:
+    """Renders one kit; `stem` prefixes every file name (the activity id, plus the language of an edition)."""
 
-    if sheets:
+    activity: Activity
+    plan: KitPlan
+    env: jinja2.Environment
+    stem: str
+    gettext: Callable[[str], str]
+
+    @property
+    def letter(self) -> bool:
+        return self.plan.paper.width < 600
+
+    def ruler_note(self) -> str:
+        _ = self.gettext
+        if self.letter:
+            return _("Check with a ruler: 100 mm above, 4 in below, at 100% / Actual size.")
+        return _("Check with a ruler: this bar is 100 mm long at 100% / Actual size.")
+
+    def sheet_label(self, what: str) -> Callable[[int, int, str], str]:
+        _ = self.gettext
+        sides = {"faces": _("faces"), "backs": _("backs")}
+
+        def label(number: int, total: int, side: str) -> str:
+            return _("%(title)s · %(what)s · sheet %(n)d of %(total)d") % {
+                "title": self.activity.title, "what": what, "n": number, "total": total} + (
+                f" · {sides[side]}" if side in sides and what != _("slips") else "")
+        return label
+
+    def deck_file(self, deck_file: DeckFile) -> RenderedFile:
+        _ = self.gettext
+        activity = self.activity
         faces, backs = {}, {}
         for d, deck in enumerate(activity.decks):
-            backs[d] = Design(d, f"{deck.id} back", render_template(env, "card-back.xml.j2", deck=deck,
-                              back=deck.back, activity=activity), "back", deck.back.pattern)
+            if deck.id not in deck_file.deck_ids:
+                continue
+            backs[d] = Design(d, f"deck {deck.id!r} back", render_template(
+                self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity), "back", deck.back.pattern)
             for k, card in enumerate(deck.cards):
-                label = f"decks[{d}] {deck.id}, card {card.id!r}"
-                faces[(d, k)] = Design((d, k), label, render_template(
-                    env, "card-face.xml.j2", card=card, text=card_texts(card), deck=deck, activity=activity), "face")
-        side_names = {"faces": _("faces"), "backs": _("backs")}
+                faces[(d, k)] = Design((d, k), f"deck {deck.id!r}, card {card.id!r}", render_template(
+                    self.env, "card-face.xml.j2", card=card, text=card_texts(card), deck=deck, activity=activity),
+                    "face")
+        if deck_file.optional:
+            deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
+            name, role, what = f"{self.stem}-{deck.id}.pdf", "optional-cards", deck.name
+        else:
+            name, role, what = f"{self.stem}-cards.pdf", "cards", _("cards")
         data, pages = render_card_sheets(
-            sheets, grid, {k: v for k, v in faces.items()}, backs,
-            back_of=lambda ref: ref.deck,
-            face_key=lambda ref: (ref.deck, ref.kind),
-            title=f"{activity.title} · {_('cards')}",
-            sheet_label=lambda n, total, side: _("%(title)s · cards · sheet %(n)d of %(total)d · %(side)s") % {
-                "title": activity.title, "n": n, "total": total, "side": side_names[side]},
-            ruler_note=_("Check with a ruler: this bar is 100 mm long at 100% / Actual size.")
-            if paper != "letter" else _("Check with a ruler: 100 mm above, 4 in below, at 100% / Actual size."),
-            letter=paper == "letter",
-        )
-        files.append(RenderedFile(f"{stem}-cards.pdf", "cards", data, pages, [], True))
+            deck_file.sheets, self.plan.grid, faces, backs,
+            back_of=lambda ref: ref.deck, face_key=lambda ref: (ref.deck, ref.kind),
+            title=f"{activity.title} · {what}", sheet_label=self.sheet_label(what),
+            ruler_note=self.ruler_note(), letter=self.letter)
+        return RenderedFile(name, role, data, pages, True)
 
-    players = list(range(1, activity.players.max + 1))
-    sheets_doc = render_document(
-        render_template(env, "player-sheets.xml.j2", activity=activity, players=players),
-        grid.page, title=f"{activity.title} · {_('Player sheets')}",
-        footer=lambda n: f"{activity.title} · {_('Player sheets')} · {_('page')} {n}")
-    files.append(RenderedFile(f"{stem}-sheets.pdf", "sheets", sheets_doc.data, sheets_doc.pages,
-                              sheets_doc.text, True))
+    def slip_file(self, plan: SlipPlan) -> RenderedFile:
+        _ = self.gettext
+        slip = plan.slip
+        xml = render_template(self.env, "slip.xml.j2", slip=slip, activity=self.activity)
+        design = Design(slip.id, f"slip {slip.id!r}", xml, "slip")
+        data, pages = render_card_sheets(
+            plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
+            title=f"{self.activity.title} · {slip.title}", sheet_label=self.sheet_label(_("slips")),
+            ruler_note=self.ruler_note(), letter=self.letter)
+        return RenderedFile(f"{self.stem}-{slip.id}.pdf", "slips", data, pages, True,
+                            [slip.title, *slip.outside, *slip.lines])
 
-    examples = [evaluate_hand(activity, example)[0] for example in activity.host_key.examples]
-    key_doc = render_document(
-        render_template(env, "host-key.xml.j2", activity=activity, key=activity.host_key, examples=examples),
-        grid.page, title=f"{activity.title} · {_('Host key')}",
-        footer=lambda n: f"{activity.title} · {_('Host key')} · {_('for the adult only')} · {_('page')} {n}")
-    files.append(RenderedFile(f"{stem}-host-key.pdf", "host-key", key_doc.data, key_doc.pages,
-                              key_doc.text, False))
+    def board_files(self) -> list[RenderedFile]:
+        _ = self.gettext
+        files = []
+        for plan in self.plan.boards:
+            board = plan.board
+            xml = render_template(self.env, "board.xml.j2", board=board, activity=self.activity)
+            prints = []
+            for copy in range(plan.copies):
+                owner = f" · {_('Player %(n)d') % {'n': copy + 1}}" if board.per_player else ""
+                labels = [f"{board.title}{owner} · " + _("part %(n)d of %(total)d") % {"n": t.number,
+                          "total": len(plan.tiles)} for t in plan.tiles]
+                prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
+                    "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
+                    "meet, and glue.") if len(plan.tiles) > 1 else ""))
+            data, pages = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
+            files.append(RenderedFile(f"{self.stem}-{board.id}.pdf", "mat", data, pages, True,
+                                      [board.title] + ([board.note] if board.note else [])))
+        return files
 
-    card_count = sum(len(sheet.faces) for sheet in sheets)
-    guide_doc = render_document(
-        render_template(env, "print-guide.xml.j2", activity=activity, files=files, paper=paper,
-                        card_sheets=len(sheets), card_count=card_count, per_sheet=grid.per_sheet,
-                        card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
-                        player_count=len(players)),
-        grid.page, title=f"{activity.title} · {_('Print guide')}",
-        footer=lambda n: f"{activity.title} · {_('Print guide')} · {_('page')} {n}")
-    files.append(RenderedFile(f"{stem}-print-guide.pdf", "print-guide", guide_doc.data, guide_doc.pages,
-                              guide_doc.text, True))
-    return files
+    def document(self, template: str, role: str, label: str, for_players: bool, **context) -> RenderedFile:
+        _ = self.gettext
+        activity = self.activity
+        root = render_template(self.env, template, activity=activity, players=self.plan.players, **context)
+        suffix = f" · {_('for the adult only')}" if role == "host-key" else ""
+        rendered = render_document(root, self.plan.paper, title=f"{activity.title} · {label}",
+                                   footer=lambda n: f"{activity.title} · {label}{suffix} · {_('page')} {n}")
+        return RenderedFile(f"{self.stem}-{role}.pdf", role, rendered.data, rendered.pages, for_players,
+                            rendered.text)
+
+    def host_key_context(self) -> dict:
+        activity = self.activity
+        key = activity.host_key
+        sets = []
+        for example in key.sets:
+            cards = [activity.card(c) for c in example.cards]
+            result, _why = score_set(activity, cards)  # type: ignore[arg-type]
+            sets.append((example, result))
+        tables = []
+        for table in key.card_tables:
+            rows = []
+            for card in table_cards(activity, table):
+                values = [card.data.get(f.field, "") for f in table.fields]
+                total = sum(v for v in values if isinstance(v, (int, float)))
+                rows.append((card, values, total))
+            tables.append((table, rows))
+        return {"key": key, "examples": [evaluate_hand(activity, e)[0] for e in key.examples],
+                "sets": sets, "tables": tables}
+
+    def render(self) -> list[RenderedFile]:
+        _ = self.gettext
+        files = [self.deck_file(deck_file) for deck_file in self.plan.decks]
+        files += [self.slip_file(slip) for slip in self.plan.slips]
+        files += self.board_files()
+        files.append(self.document("player-sheets.xml.j2", "sheets", _("Player sheets"), True))
+        files.append(self.document("host-key.xml.j2", "host-key", _("Host key"), False, **self.host_key_context()))
+        grid = self.plan.grid
+        main = next((d for d in self.plan.decks if not d.optional), None)
+        files.append(self.document(
+            "print-guide.xml.j2", "print-guide", _("Print guide"), True, files=files,
+            paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
+            card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
+            card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
+            player_count=len(self.plan.players)))
+        return files

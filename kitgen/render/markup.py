@@ -8,11 +8,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 from xml.sax.saxutils import escape
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
 from kitgen.errors import BuildError
 
@@ -78,18 +77,3 @@ def inline_markup(element: ET.Element) -> str:
 
 def plain_text(element: ET.Element) -> str:
     return "".join(element.itertext()).strip()
-
-
-_content_env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
-
-
-@lru_cache(maxsize=4096)
-def _compiled(text: str) -> jinja2.Template:
-    return _content_env.from_string(text)
-
-
-def expand(text: str, data: Mapping[str, Any]) -> str:
-    """A content string with `{{ field }}` placeholders filled from card data, in Jinja's sandbox."""
-    if "{" not in text:
-        return text
-    return _compiled(text).render(**data)

@@ -1,0 +1,85 @@
+"""Plan a whole kit: which cards go on which sheet, which slips and mat parts are printed."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kitgen.load.model import Activity, Board, Slip
+from kitgen.plan import CardSheet, Grid, card_sheets
+from kitgen.plan.imposition import impose
+from kitgen.plan.tiling import BoardLayout, Tile, board_layout, tile
+from kitgen.units import CardSize, PaperSize, parse_card_size
+
+
+@dataclass(frozen=True)
+class CardRef:
+    """One printed card: deck and card-kind indexes within the activity."""
+
+    deck: int
+    kind: int
+
+
+@dataclass(frozen=True)
+class DeckFile:
+    """Card sheets that go into one file: the main decks together, or one optional deck alone."""
+
+    deck_ids: tuple[str, ...]
+    optional: bool
+    sheets: list[CardSheet[CardRef]]
+
+    @property
+    def cards(self) -> int:
+        return sum(len(sheet.faces) for sheet in self.sheets)
+
+
+@dataclass(frozen=True)
+class SlipPlan:
+    slip: Slip
+    grid: Grid
+    sheets: list[CardSheet[int]]  # items: copy number (0-based)
+
+
+@dataclass(frozen=True)
+class BoardPlan:
+    board: Board
+    layout: BoardLayout
+    tiles: list[Tile]
+    copies: int
+
+
+@dataclass(frozen=True)
+class KitPlan:
+    paper: PaperSize
+    grid: Grid
+    decks: list[DeckFile]
+    slips: list[SlipPlan]
+    boards: list[BoardPlan]
+    players: list[int]
+
+
+def _refs(activity: Activity, indexes: list[int]) -> list[CardRef]:
+    return [CardRef(d, k) for d in indexes for k, kind in enumerate(activity.decks[d].cards)
+            for _ in range(kind.count)]
+
+
+def plan_kit(activity: Activity, paper: PaperSize, card: CardSize) -> KitPlan:
+    """Everything the renderer draws, as plain data; nothing is drawn here."""
+    grid = impose(paper, card)
+    players = list(range(1, activity.players.max + 1))
+    main = [d for d, deck in enumerate(activity.decks) if not deck.optional]
+    decks = []
+    if main:
+        decks.append(DeckFile(tuple(activity.decks[d].id for d in main), False, card_sheets(_refs(activity, main), grid)))
+    for d, deck in enumerate(activity.decks):
+        if deck.optional:
+            decks.append(DeckFile((deck.id,), True, card_sheets(_refs(activity, [d]), grid)))
+    slips = []
+    for slip in activity.slips:
+        slip_grid = impose(paper, parse_card_size(slip.size))
+        copies = slip.copies * (len(players) if slip.per_player else 1)
+        slips.append(SlipPlan(slip, slip_grid, card_sheets(list(range(copies)), slip_grid)))
+    boards = []
+    for board in activity.boards:
+        p = board.positions
+        layout = board_layout(p.columns, p.rows, p.width, p.height, p.gap)
+        boards.append(BoardPlan(board, layout, tile(layout.size, paper), len(players) if board.per_player else 1))
+    return KitPlan(paper, grid, decks, slips, boards, players)

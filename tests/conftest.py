@@ -1,0 +1,234 @@
+"""Shared fixtures: the growing-discard kit built once per session (A4 and Letter), and PDF readers.
+
+Everything the PDF tests assert is measured from the files kitgen wrote, so the helpers here only
+open and parse PDFs; they never ask kitgen where it meant to put things.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pdfplumber
+import pypdf
+import pytest
+from pypdf.generic import ContentStream
+
+from kitgen.build import BuildOptions, BuildResult, build
+from kitgen.library import Library
+from kitgen.load import LoadedActivity, load_activity
+
+REPO = Path(__file__).resolve().parents[1]
+CONTENT = REPO / "content"
+ACTIVITY = "growing-discard"
+PAPERS = ("a4", "letter")
+MM_PER_PT = 25.4 / 72
+
+
+def pt_to_mm(points: float) -> float:
+    return points * MM_PER_PT
+
+
+# --------------------------------------------------------------------------- builds
+
+
+def _build(tmp_path_factory: pytest.TempPathFactory, paper: str) -> BuildResult:
+    out = tmp_path_factory.mktemp(f"kit-{paper}")
+    return build(ACTIVITY, BuildOptions(paper=paper, out_dir=out), Library.open(CONTENT))
+
+
+@pytest.fixture(scope="session")
+def a4_kit(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    """growing-discard on A4, built once per session into a temporary folder."""
+    return _build(tmp_path_factory, "a4")
+
+
+@pytest.fixture(scope="session")
+def letter_kit(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    """growing-discard on US Letter, built once per session."""
+    return _build(tmp_path_factory, "letter")
+
+
+@pytest.fixture(scope="session", params=PAPERS)
+def paper(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def kit(paper: str, request: pytest.FixtureRequest) -> BuildResult:
+    """The session build for the current `paper` parameter (a4 or letter)."""
+    return request.getfixturevalue(f"{paper}_kit")
+
+
+@pytest.fixture(scope="session")
+def loaded() -> LoadedActivity:
+    """The activity as the YAML says it (the source of every expected text and count)."""
+    return load_activity(CONTENT / f"{ACTIVITY}.yaml")
+
+
+def file_of(result: BuildResult, role: str) -> Path:
+    """The one output file with this role (cards, sheets, host-key, print-guide)."""
+    matches = [f.path for f in result.files if f.role == role]
+    assert len(matches) == 1, f"expected one {role!r} file, got {matches}"
+    assert matches[0].is_file(), f"{matches[0]} was reported but not written"
+    return matches[0]
+
+
+def pdf_files(result: BuildResult) -> list[Path]:
+    paths = [f.path for f in result.files if f.path.suffix == ".pdf"]
+    assert paths, "the build produced no PDF"
+    return paths
+
+
+# --------------------------------------------------------------------------- PDF parsing
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned rectangle in PDF points, lower-left origin."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    def contains_point(self, x: float, y: float) -> bool:
+        return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
+
+    def mirrored(self, page_width: float) -> "Box":
+        """This box seen from the other side of the sheet, flipped about the long (vertical) edge."""
+        return Box(page_width - self.x1, self.y0, page_width - self.x0, self.y1)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A form XObject drawn on a page: its resource name and where its bounding box landed."""
+
+    name: str
+    box: Box
+
+
+@dataclass
+class PageFacts:
+    """What one page of a PDF holds, in PDF coordinates (points, origin lower left)."""
+
+    index: int
+    width: float
+    height: float
+    text: str
+    words: list[dict]  # pdfplumber words, plus "y0"/"y1" in PDF coordinates
+    lines: list[dict]  # pdfplumber line objects (includes lines drawn inside form XObjects)
+    chars: list[dict]
+    tables: list[list[list[str | None]]]
+    placements: list[Placement] = field(default_factory=list)
+
+    def words_in(self, box: Box) -> list[dict]:
+        """Words whose centre lies inside `box`, in reading order."""
+        inside = [w for w in self.words
+                  if box.contains_point((w["x0"] + w["x1"]) / 2, (w["y0"] + w["y1"]) / 2)]
+        return sorted(inside, key=lambda w: (-w["y1"], w["x0"]))
+
+    def text_in(self, box: Box) -> str:
+        return " ".join(w["text"] for w in self.words_in(box))
+
+
+def _multiply(m1: list[float], m2: list[float]) -> list[float]:
+    """m1 × m2 for PDF matrices [a b c d e f]."""
+    a1, b1, c1, d1, e1, f1 = m1
+    a2, b2, c2, d2, e2, f2 = m2
+    return [a1 * a2 + b1 * c2, a1 * b2 + b1 * d2,
+            c1 * a2 + d1 * c2, c1 * b2 + d1 * d2,
+            e1 * a2 + f1 * c2 + e2, e1 * b2 + f1 * d2 + f2]
+
+
+def _apply(m: list[float], x: float, y: float) -> tuple[float, float]:
+    a, b, c, d, e, f = m
+    return a * x + c * y + e, b * x + d * y + f
+
+
+def form_placements(reader: pypdf.PdfReader, page: pypdf.PageObject) -> list[Placement]:
+    """Every form XObject painted by the page's own content stream, with its transformed bounding box."""
+    resources = page.get("/Resources")
+    resources = resources.get_object() if resources is not None else {}
+    xobjects = resources.get("/XObject")
+    xobjects = xobjects.get_object() if xobjects is not None else {}
+    contents = page.get_contents()
+    if contents is None:
+        return []
+    ctm = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    stack: list[list[float]] = []
+    found: list[Placement] = []
+    for operands, operator in ContentStream(contents, reader).operations:
+        if operator == b"q":
+            stack.append(ctm)
+        elif operator == b"Q":
+            ctm = stack.pop()
+        elif operator == b"cm":
+            ctm = _multiply([float(v) for v in operands], ctm)
+        elif operator == b"Do":
+            name = str(operands[0])
+            xobject = xobjects[name].get_object()
+            if xobject.get("/Subtype") != "/Form":
+                continue
+            matrix = [float(v) for v in xobject.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+            full = _multiply(matrix, ctm)
+            bx0, by0, bx1, by1 = (float(v) for v in xobject["/BBox"])
+            corners = [_apply(full, x, y) for x in (bx0, bx1) for y in (by0, by1)]
+            xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+            found.append(Placement(name, Box(min(xs), min(ys), max(xs), max(ys))))
+    return found
+
+
+@lru_cache(maxsize=None)
+def _facts(path: str, mtime_ns: int) -> tuple[PageFacts, ...]:
+    reader = pypdf.PdfReader(path)
+    pages: list[PageFacts] = []
+    with pdfplumber.open(path) as pdf:
+        for index, (plumber_page, pypdf_page) in enumerate(zip(pdf.pages, reader.pages)):
+            height = float(plumber_page.height)
+            words = []
+            for word in plumber_page.extract_words():
+                word = dict(word)
+                word["y0"], word["y1"] = height - word["bottom"], height - word["top"]
+                words.append(word)
+            pages.append(PageFacts(
+                index=index,
+                width=float(plumber_page.width),
+                height=height,
+                text=plumber_page.extract_text() or "",
+                words=words,
+                lines=[dict(line) for line in plumber_page.lines],
+                chars=[dict(char) for char in plumber_page.chars],
+                tables=plumber_page.extract_tables(),
+                placements=form_placements(reader, pypdf_page),
+            ))
+        assert len(pdf.pages) == len(reader.pages)
+    return tuple(pages)
+
+
+def page_facts(path: Path) -> tuple[PageFacts, ...]:
+    """Parsed pages of a PDF, cached per file version (each PDF is parsed once per session)."""
+    return _facts(str(path), path.stat().st_mtime_ns)
+
+
+def pdf_text(path: Path) -> str:
+    """All extracted text of a PDF, whitespace collapsed to single spaces."""
+    return " ".join(" ".join(page.text.split()) for page in page_facts(path))
+
+
+@lru_cache(maxsize=None)
+def _reader(path: str, mtime_ns: int) -> pypdf.PdfReader:
+    return pypdf.PdfReader(path)
+
+
+def pdf_reader(path: Path) -> pypdf.PdfReader:
+    """A pypdf reader for page boxes, the catalog, fonts (cached per file version)."""
+    return _reader(str(path), path.stat().st_mtime_ns)
