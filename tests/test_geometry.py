@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from kitgen.errors import UsageError
 from kitgen.plan import Rect, Segment, card_sheets, crop_marks, impose
+from kitgen.plan.imposition import BAND_HEIGHT, MARK_ZONE, PAGE_MARGIN
 from kitgen.units import (CARD_PRESETS, PAPER_SIZES, CardSize, PaperSize, parse_card_size, parse_length,
                           parse_paper)
 
@@ -22,6 +23,16 @@ EPS = 1e-6
 
 def mm(value: float) -> float:
     return value * PT_PER_MM
+
+
+def usable_width(page: PaperSize) -> float:
+    """Room for cards across: the page minus a margin and a crop-mark zone on each side."""
+    return page.width - 2 * (PAGE_MARGIN + MARK_ZONE)
+
+
+def usable_height(page: PaperSize) -> float:
+    """Room for cards down: as across, minus the calibration band at the bottom."""
+    return page.height - 2 * (PAGE_MARGIN + MARK_ZONE) - BAND_HEIGHT
 
 
 def all_cells(grid) -> list[Rect]:
@@ -236,9 +247,14 @@ def test_any_card_size_either_fits_cleanly_or_is_refused(width, height, paper):
     try:
         grid = impose(page, card)
     except UsageError:
-        # refused only when not even one card fits inside 5 mm margins
-        assert mm(width) > page.width - 2 * FIVE_MM or mm(height) > page.height - 2 * FIVE_MM or True
+        # refused only when not even one card fits between the margins, mark zones and band
+        assert card.width > usable_width(page) + EPS or card.height > usable_height(page) + EPS
         return
+    # as many as fit, and not fewer
+    assert grid.columns * card.width <= usable_width(page) + EPS
+    assert (grid.columns + 1) * card.width > usable_width(page) - EPS
+    assert grid.rows * card.height <= usable_height(page) + EPS
+    assert (grid.rows + 1) * card.height > usable_height(page) - EPS
     cells = all_cells(grid)
     assert grid.left == pytest.approx(page.width - grid.right, abs=EPS)
     for cell in cells:
@@ -252,7 +268,7 @@ def test_any_card_size_either_fits_cleanly_or_is_refused(width, height, paper):
 
 
 @pytest.mark.parametrize("page", EVERY_PAPER)
-@pytest.mark.parametrize("spec", ["300x400mm", "250x100mm", "100x350mm", "tarot-sized" and "20x20in"])
+@pytest.mark.parametrize("spec", ["300x400mm", "250x100mm", "100x350mm", "20x20in"])
 def test_card_too_big_for_the_paper_is_a_usage_error(page, spec):
     with pytest.raises(UsageError) as caught:
         impose(page, parse_card_size(spec))
@@ -267,8 +283,20 @@ def test_the_page_width_itself_is_too_wide_for_a_card():
         impose(A4, CardSize(mm(50), A4.height))
 
 
-def test_build_refuses_a_card_too_big_with_exit_code_two():
-    assert UsageError.exit_code == 2
+def test_layout_constants_keep_the_promised_clearances():
+    assert PAGE_MARGIN >= FIVE_MM - EPS
+    assert MARK_ZONE > 0 and BAND_HEIGHT > 0
+
+
+def test_a_card_that_fits_exactly_is_accepted_and_a_hair_larger_is_not():
+    for page in (A4, LETTER):
+        exact = CardSize(usable_width(page), usable_height(page))
+        grid = impose(page, exact)
+        assert (grid.columns, grid.rows) == (1, 1)
+        with pytest.raises(UsageError):
+            impose(page, CardSize(exact.width + mm(0.1), exact.height))
+        with pytest.raises(UsageError):
+            impose(page, CardSize(exact.width, exact.height + mm(0.1)))
 
 
 # --------------------------------------------------------------------------- sheets and backs

@@ -13,7 +13,7 @@ from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets
 from kitgen.render.documents import render_document
 from kitgen.render.markup import render_template
-from kitgen.units import to_mm
+from kitgen.units import PAPER_SIZES, to_mm
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class KitRenderer:
 
     @property
     def letter(self) -> bool:
-        return self.plan.paper.width < 600
+        return self.plan.paper == PAPER_SIZES["letter"]
 
     def ruler_note(self) -> str:
         _ = self.gettext
