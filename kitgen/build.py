@@ -5,9 +5,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kitgen import __version__
 from kitgen.checks import check_activity
 from kitgen.errors import BuildError, UsageError
+from kitgen.inputs import read_manifest
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.locale import translations
@@ -21,6 +21,11 @@ class BuildOptions:
     paper: str = "a4"
     card_size: str | None = None  # overrides the activity's card size
     out_dir: Path = Path("output")
+    incremental: bool = False  # skip a kit whose inputs have not changed since its last build
+
+    def recorded(self) -> dict:
+        """The options that change the output, as recorded in the manifest."""
+        return {"paper": self.paper, "card_size": self.card_size}
 
 
 @dataclass(frozen=True)
@@ -34,8 +39,19 @@ class OutputFile:
 @dataclass
 class BuildResult:
     activity_id: str
+    language: str
     folder: Path
     files: list[OutputFile] = field(default_factory=list)
+    skipped: bool = False  # up to date, nothing written
+
+    @property
+    def pages(self) -> int:
+        return sum(f.pages for f in self.files)
+
+    def sheets(self, card_stock: bool) -> int:
+        """Sheets of paper (card files print two-sided on card stock)."""
+        return sum(f.pages // 2 if f.role.endswith("cards") else f.pages for f in self.files
+                   if (f.role.endswith("cards") or f.role == "mat") == card_stock)
 
 
 def _normalise(text: str) -> str:
@@ -94,10 +110,11 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
 def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
                  several_editions: bool = False) -> BuildResult:
     """Check, plan, render every file in memory, and only then write them all."""
+    from kitgen.inputs import input_record, is_up_to_date, templates_used
     from kitgen.plan.kit import plan_kit
-    from kitgen.render.kit import KitRenderer
+    from kitgen.render.kit import KitRenderer, root_templates
     from kitgen.render.markup import environment
-    from kitgen.write import write_outputs
+    from kitgen.write import OutputData, write_outputs
 
     check_activity(loaded)
     activity = loaded.activity
@@ -106,22 +123,32 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
         card = parse_card_size(options.card_size or activity.card_size)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    plan = plan_kit(activity, paper, card)
     stem = f"{activity.id}-{activity.language}" if several_editions else activity.id
+    folder = options.out_dir / stem
     env = environment(tuple(library.template_dirs(loaded.folder)), activity.language)
+    inputs = input_record(loaded.files, templates_used(env, root_templates(activity)), activity.language,
+                          options.recorded())
+    if options.incremental and is_up_to_date(folder, inputs):
+        return _from_manifest(activity.id, activity.language, folder)
+    plan = plan_kit(activity, paper, card)
     rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext).render()
     secrets = host_only_texts(loaded)
     for document in rendered:
         if document.for_players:
             check_no_leak(secrets, document.text, document.name)
-    folder = options.out_dir / stem
-    record = {"activity": activity.id, "language": activity.language, "kitgen": __version__,
-              "paper": options.paper, "card_size": options.card_size or activity.card_size}
-    write_outputs(folder, {d.name: d.data for d in rendered}, record)
-    result = BuildResult(activity.id, folder)
+    record = {"activity": activity.id, "language": activity.language, "inputs": inputs}
+    write_outputs(folder, [OutputData(d.name, d.data, d.pages, d.role, d.for_players) for d in rendered], record)
+    result = BuildResult(activity.id, activity.language, folder)
     for document in rendered:
         result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players))
     return result
+
+
+def _from_manifest(activity_id: str, language: str, folder: Path) -> BuildResult:
+    manifest = read_manifest(folder) or {}
+    files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"])
+             for name, entry in manifest.get("files", {}).items()]
+    return BuildResult(activity_id, language, folder, files, skipped=True)
 
 
 __all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "build_all_editions", "build_loaded", "editions"]

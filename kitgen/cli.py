@@ -1,16 +1,20 @@
-"""The command line: a thin Click layer over kitgen's library API. Exit codes: 0 ok, 1 build failed, 2 bad input."""
+"""The command line: a thin Click layer over kitgen's library API.
+
+Exit codes: 0 ok, 1 a build or check failed, 2 bad usage or invalid content.
+"""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
 from kitgen import __version__
-from kitgen.errors import ContentError, KitgenError
+from kitgen.errors import ContentError, KitgenError, UsageError
 
 
-def _fail(error: Exception, debug: bool) -> None:
+def _fail(error: BaseException, debug: bool) -> None:
     """Print the error as the user should see it (no traceback unless --debug) and exit."""
     if debug:
         raise error
@@ -26,46 +30,260 @@ def _fail(error: Exception, debug: bool) -> None:
     sys.exit(getattr(error, "exit_code", 1))
 
 
+def _guarded(action: Callable[[], None], debug: bool) -> None:
+    try:
+        action()
+    except (Exception, KeyboardInterrupt) as error:
+        _fail(error, debug)
+
+
+content_option = click.option(
+    "--content", "content_dir", type=click.Path(file_okay=False, path_type=Path),
+    help="Library folder to read activities from (default: $KITGEN_CONTENT, ./content, else the built-in library).")
+out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                          default=Path("output"), show_default=True, help="Folder to write kits into.")
+debug_option = click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kitgen")
 def main() -> None:
     """Turn YAML classroom card activities into print-ready PDF kits.
 
     \b
-    Example:
+    Examples:
       kitgen build growing-discard
+      kitgen build --all
+      kitgen list
     """
 
 
 @main.command()
-@click.argument("activity_ids", nargs=-1, required=True)
+@click.argument("activity_ids", nargs=-1)
+@click.option("--all", "build_all", is_flag=True, help="Build every activity in the library, in parallel.")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4",
               show_default=True, help="Paper size of every file.")
 @click.option("--card-size", metavar="SIZE", help="poker, bridge, mini, tarot or WxH such as 63x88mm.")
-@click.option("--content", "content_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Library folder to read activities from (default: ./content, else the built-in library).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("output"),
-              show_default=True, help="Folder to write kits into.")
 @click.option("--lang", "language", metavar="LANG", help="Build only this language edition (default: all).")
-@click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
-def build(activity_ids: tuple[str, ...], paper: str, card_size: str | None, content_dir: Path | None,
-          out_dir: Path, language: str | None, debug: bool) -> None:
-    """Build the kit of each ACTIVITY_ID.
+@click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Parallel builds for --all (default: CPU cores).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary.")
+@content_option
+@out_option
+@debug_option
+def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size: str | None, language: str | None,
+          force: bool, jobs: int | None, quiet: bool, content_dir: Path | None, out_dir: Path, debug: bool) -> None:
+    """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
+
+    \b
+    Examples:
+      kitgen build growing-discard
+      kitgen build trash --lang ro --paper letter
+      kitgen build --all --out printed/
+    """
+    from kitgen.build import BuildOptions
+
+    def run() -> None:
+        from kitgen.library import Library
+
+        if bool(activity_ids) == build_all:
+            raise UsageError("name one or more activities, or use --all (see kitgen list)")
+        library = Library.open(content_dir)
+        options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force)
+        if build_all:
+            _build_all(library, options, jobs, quiet)
+        else:
+            _build_some(library, options, activity_ids, language, quiet)
+
+    _guarded(run, debug)
+
+
+def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
+    from kitgen.build import build as build_kit, build_all_editions
+
+    for activity_id in activity_ids:
+        results = ([build_kit(activity_id, options, library, language)] if language
+                   else build_all_editions(activity_id, options, library))
+        for result in results:
+            if result.skipped:
+                click.echo(f"{result.folder}: up to date (use --force to rebuild)")
+                continue
+            if not quiet:
+                for file in result.files:
+                    click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
+
+
+def _build_all(library, options, jobs: int | None, quiet: bool) -> None:
+    from kitgen.batch import build_library, summary_table
+    from kitgen.index import write_index
+
+    ids = list(library.activity_files())
+    show_bar = sys.stderr.isatty() and not quiet
+    with click.progressbar(length=len(ids), label="building", file=sys.stderr) if show_bar else _NoBar() as bar:
+        def done(report) -> None:
+            bar.update(1)
+            if not show_bar and not quiet:
+                click.echo(f"{report.activity_id}: {report.status}", err=True)
+
+        reports = build_library(library, options, jobs=jobs, on_done=done)
+    for report in reports:
+        if report.error:
+            click.echo(report.error, err=True)
+    index = write_index(library, reports, options.out_dir)
+    click.echo(summary_table(reports))
+    click.echo(f"library index: {index[0]} and {index[1]}")
+    if any(report.error for report in reports):
+        sys.exit(max(report.exit_code for report in reports if report.error) and 1)
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        return None
+
+
+@main.command()
+@click.argument("activity_id", required=False)
+@click.option("--all", "check_all", is_flag=True, help="Check every activity in the library.")
+@content_option
+@debug_option
+def check(activity_id: str | None, check_all: bool, content_dir: Path | None, debug: bool) -> None:
+    """Validate an activity (every edition) and run its content checks, without rendering.
+
+    \b
+    Examples:
+      kitgen check growing-discard
+      kitgen check --all
+    """
+    def run() -> None:
+        from kitgen.build import editions
+        from kitgen.checks import check_activity
+        from kitgen.library import Library
+        from kitgen.load import load_activity
+
+        if bool(activity_id) == check_all:
+            raise UsageError("name one activity, or use --all")
+        library = Library.open(content_dir)
+        ids = list(library.activity_files()) if check_all else [activity_id]
+        failed: list[str] = []
+        for one in ids:
+            path = library.find(one)
+            try:
+                for language in editions(path):
+                    check_activity(load_activity(path, language))
+                click.echo(f"{one}: ok")
+            except ContentError as error:
+                click.echo(str(error), err=True)
+                failed.append(one)
+        if failed:
+            sys.exit(2)
+
+    _guarded(run, debug)
+
+
+@main.command(name="list")
+@content_option
+@debug_option
+def list_activities(content_dir: Path | None, debug: bool) -> None:
+    """A table of the library: id, title, players, time and language editions.
 
     \b
     Example:
-      kitgen build growing-discard --paper letter
+      kitgen list --content ~/school-library/content
     """
-    from kitgen.build import BuildOptions, build as build_kit, build_all_editions
-    from kitgen.library import Library
+    def run() -> None:
+        from kitgen.build import editions
+        from kitgen.library import Library
+        from kitgen.load import load_activity
 
-    try:
         library = Library.open(content_dir)
-        options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir)
-        for activity_id in activity_ids:
-            results = ([build_kit(activity_id, options, library, language)] if language
-                       else build_all_editions(activity_id, options, library))
-            for file in (f for result in results for f in result.files):
-                click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
-    except (Exception, KeyboardInterrupt) as error:
-        _fail(error, debug)
+        rows = [("id", "title", "players", "minutes", "editions")]
+        for activity_id, path in library.activity_files().items():
+            try:
+                activity = load_activity(path).activity
+                rows.append((activity_id, activity.title, str(activity.players), str(activity.minutes),
+                             ", ".join(editions(path))))
+            except ContentError as error:
+                rows.append((activity_id, f"(invalid: {error.problems[0]})", "", "", ""))
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+    _guarded(run, debug)
+
+
+@main.command()
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the schema (default: schema/activity.schema.json beside the content folder).")
+@content_option
+@debug_option
+def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
+    """Write the JSON Schema of the content format, for editors that check YAML as you type.
+
+    \b
+    Example:
+      kitgen schema -o schema/activity.schema.json
+    """
+    def run() -> None:
+        from kitgen.library import Library
+        from kitgen.schema import write_schema
+
+        target = output or Library.open(content_dir).content.parent / "schema" / "activity.schema.json"
+        write_schema(target)
+        click.echo(f"wrote {target}")
+
+    _guarded(run, debug)
+
+
+@main.command()
+@click.argument("activity_id")
+@content_option
+@debug_option
+def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
+    """Start a new activity from a commented example that builds at once.
+
+    \b
+    Example:
+      kitgen new my-card-game && kitgen build my-card-game
+    """
+    def run() -> None:
+        from kitgen.library import Library
+        from kitgen.scaffold import scaffold
+
+        path = scaffold(Library.open(content_dir).content if content_dir or Path("content").is_dir()
+                        else Path("content"), activity_id)
+        click.echo(f"wrote {path}; build it with: kitgen build {activity_id}")
+
+    _guarded(run, debug)
+
+
+@main.command()
+@click.argument("activity_id")
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
+@click.option("--dpi", type=click.IntRange(20, 300), default=50, show_default=True, help="Resolution of the PNGs.")
+@content_option
+@out_option
+@debug_option
+def preview(activity_id: str, paper: str, dpi: int, content_dir: Path | None, out_dir: Path, debug: bool) -> None:
+    """Build an activity (if needed) and write a PNG of every page next to its PDFs.
+
+    \b
+    Example:
+      kitgen preview growing-discard --dpi 72
+    """
+    def run() -> None:
+        from kitgen.build import BuildOptions, build_all_editions
+        from kitgen.library import Library
+        from kitgen.preview import write_previews
+
+        options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True)
+        for result in build_all_editions(activity_id, options, Library.open(content_dir)):
+            for png in write_previews(result, dpi):
+                click.echo(f"wrote {png}")
+
+    _guarded(run, debug)

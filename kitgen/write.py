@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 MANIFEST = "manifest.json"
@@ -25,13 +26,36 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def write_outputs(folder: Path, files: dict[str, bytes], record: dict) -> list[Path]:
-    """Write every file (all rendered before anything is written), then the manifest last."""
+@dataclass(frozen=True)
+class OutputData:
+    """A rendered file waiting to be written."""
+
+    name: str
+    data: bytes
+    pages: int
+    role: str
+    for_players: bool
+
+
+def _listed(folder: Path) -> set[str]:
+    try:
+        return set(json.loads((folder / MANIFEST).read_text()).get("files", {}))
+    except (OSError, ValueError, AttributeError):
+        return set()
+
+
+def write_outputs(folder: Path, files: list[OutputData], record: dict) -> list[Path]:
+    """Write every file (all rendered before anything is written), then the manifest; remove files that
+    the previous manifest listed and this build no longer makes (and nothing else)."""
+    stale = _listed(folder) - {f.name for f in files}
     written = []
-    for name, data in files.items():
-        write_atomic(folder / name, data)
-        written.append(folder / name)
-    manifest = dict(record, files={name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-                                   for name, data in files.items()})
-    write_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+    for file in files:
+        write_atomic(folder / file.name, file.data)
+        written.append(folder / file.name)
+    entries = {f.name: {"sha256": hashlib.sha256(f.data).hexdigest(), "bytes": len(f.data), "pages": f.pages,
+                        "role": f.role, "for_players": f.for_players} for f in files}
+    write_atomic(folder / MANIFEST, (json.dumps(dict(record, files=entries), indent=2, sort_keys=True) + "\n").encode())
+    for name in stale:
+        if "/" not in name and "\\" not in name and name != MANIFEST:
+            (folder / name).unlink(missing_ok=True)
     return written

@@ -127,7 +127,7 @@ class PageFacts:
     words: list[dict]  # pdfplumber words, plus "y0"/"y1" in PDF coordinates
     lines: list[dict]  # pdfplumber line objects (includes lines drawn inside form XObjects)
     chars: list[dict]
-    tables: list[list[list[str | None]]]
+    tables: list[list[list[str | None]]]  # only filled when asked for (slow on card pages)
     placements: list[Placement] = field(default_factory=list)
 
     def words_in(self, box: Box) -> list[dict]:
@@ -188,7 +188,7 @@ def form_placements(reader: pypdf.PdfReader, page: pypdf.PageObject) -> list[Pla
 
 
 @lru_cache(maxsize=None)
-def _facts(path: str, mtime_ns: int) -> tuple[PageFacts, ...]:
+def _facts(path: str, mtime_ns: int, tables: bool) -> tuple[PageFacts, ...]:
     reader = pypdf.PdfReader(path)
     pages: list[PageFacts] = []
     with pdfplumber.open(path) as pdf:
@@ -207,16 +207,17 @@ def _facts(path: str, mtime_ns: int) -> tuple[PageFacts, ...]:
                 words=words,
                 lines=[dict(line) for line in plumber_page.lines],
                 chars=[dict(char) for char in plumber_page.chars],
-                tables=plumber_page.extract_tables(),
+                tables=plumber_page.extract_tables() if tables else [],
                 placements=form_placements(reader, pypdf_page),
             ))
         assert len(pdf.pages) == len(reader.pages)
     return tuple(pages)
 
 
-def page_facts(path: Path) -> tuple[PageFacts, ...]:
-    """Parsed pages of a PDF, cached per file version (each PDF is parsed once per session)."""
-    return _facts(str(path), path.stat().st_mtime_ns)
+def page_facts(path: Path, *, tables: bool = False) -> tuple[PageFacts, ...]:
+    """Parsed pages of a PDF, cached per file version (each PDF is parsed once per session).
+    `tables=True` also runs pdfplumber's table finder on every page."""
+    return _facts(str(path), path.stat().st_mtime_ns, tables)
 
 
 def pdf_text(path: Path) -> str:

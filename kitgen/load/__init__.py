@@ -22,6 +22,12 @@ class LoadedActivity:
     activity: Activity
     path: Path
     source: SourceMap
+    overlay: Path | None = None  # the edition file merged over `path`, if any
+
+    @property
+    def files(self) -> list[Path]:
+        """Every content file this edition was read from."""
+        return [self.path] + ([self.overlay] if self.overlay else [])
 
     @property
     def folder(self) -> Path:
@@ -60,6 +66,7 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
     """Read and validate one activity (in one language edition); every problem is reported at once."""
     data, source = read_yaml(path)
     data = _mapping(data, path)
+    overlay_path = None
     if language is not None and language != data.get("language", "en"):
         overlay_path = edition_file(path, language)
         if not overlay_path.is_file():
@@ -74,4 +81,4 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
         activity = Activity.model_validate(data)
     except ValidationError as error:
         raise ContentError(validation_problems(error, Activity, source)) from None
-    return LoadedActivity(activity, path, source)
+    return LoadedActivity(activity, path, source, overlay_path)

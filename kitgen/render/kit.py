@@ -16,6 +16,18 @@ from kitgen.render.markup import render_template
 from kitgen.units import PAPER_SIZES, to_mm
 
 
+def root_templates(activity: Activity) -> set[str]:
+    """The templates a kit of this activity renders directly."""
+    roots = {"player-sheets.xml.j2", "host-key.xml.j2", "print-guide.xml.j2"}
+    if activity.decks:
+        roots |= {"card-face.xml.j2", "card-back.xml.j2"}
+    if activity.slips:
+        roots.add("slip.xml.j2")
+    if activity.boards:
+        roots.add("board.xml.j2")
+    return roots
+
+
 @dataclass(frozen=True)
 class RenderedFile:
     name: str

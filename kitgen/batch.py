@@ -1,0 +1,80 @@
+"""Build a whole library: every activity and language edition, in parallel, one failure never stopping the rest."""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from kitgen.build import BuildOptions, BuildResult, build_all_editions
+from kitgen.errors import KitgenError
+from kitgen.library import Library
+
+
+@dataclass
+class ActivityReport:
+    """The outcome for one activity: its editions' results, or the error that stopped it."""
+
+    activity_id: str
+    results: list[BuildResult] = field(default_factory=list)
+    error: str | None = None
+    exit_code: int = 0
+
+    @property
+    def status(self) -> str:
+        if self.error:
+            return "failed"
+        return "up to date" if all(r.skipped for r in self.results) else "built"
+
+
+def build_one(activity_id: str, options: BuildOptions, content: Path) -> ActivityReport:
+    """Build every edition of one activity; errors become part of the report."""
+    try:
+        return ActivityReport(activity_id, build_all_editions(activity_id, options, Library(content)))
+    except KitgenError as error:
+        return ActivityReport(activity_id, error=str(error), exit_code=error.exit_code)
+    except Exception as error:  # an unexpected failure in one kit must not stop the others
+        return ActivityReport(activity_id, error=f"internal error: {type(error).__name__}: {error}", exit_code=1)
+
+
+def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
+                  on_done: Callable[[ActivityReport], None] | None = None) -> list[ActivityReport]:
+    """Build every activity, `jobs` at a time (default: one per CPU core); reports in library order."""
+    ids = list(library.activity_files())
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(ids)))
+    reports: dict[str, ActivityReport] = {}
+    if jobs == 1:
+        for activity_id in ids:
+            reports[activity_id] = build_one(activity_id, options, library.content)
+            if on_done:
+                on_done(reports[activity_id])
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(build_one, activity_id, options, library.content): activity_id for activity_id in ids}
+            for future in as_completed(futures):
+                report = future.result()
+                reports[report.activity_id] = report
+                if on_done:
+                    on_done(report)
+    return [reports[activity_id] for activity_id in ids]
+
+
+def summary_table(reports: list[ActivityReport]) -> str:
+    """A plain-text table: activity, files, pages, sheets of paper and of card stock, status."""
+    rows = [("activity", "files", "pages", "paper", "card stock", "status")]
+    for report in reports:
+        for result in report.results or [None]:
+            name = report.activity_id if result is None else Path(result.folder).name
+            if result is None:
+                rows.append((name, "-", "-", "-", "-", "failed"))
+            else:
+                rows.append((name, str(len(result.files)), str(result.pages), str(result.sheets(False)),
+                             str(result.sheets(True)), "up to date" if result.skipped else "built"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    built = sum(r.status == "built" for r in reports)
+    fresh = sum(r.status == "up to date" for r in reports)
+    failed = sum(r.status == "failed" for r in reports)
+    lines.append(f"{built} built, {fresh} up to date, {failed} failed")
+    return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""The library index written by a batch build: a printable catalogue (PDF) and a page of links (HTML)."""
+from __future__ import annotations
+
+import html
+import io
+from pathlib import Path
+
+from kitgen.batch import ActivityReport
+from kitgen.library import Library
+from kitgen.write import write_atomic
+
+ROLE_NAMES = {"cards": "cards (card stock, two-sided)", "optional-cards": "optional deck (card stock, two-sided)",
+              "mat": "mat (trim and glue)", "slips": "slips (cut)", "sheets": "player sheets",
+              "host-key": "host key (adult only)", "print-guide": "print guide"}
+
+
+def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) -> tuple[Path, Path]:
+    """`index.pdf` and `index.html` in `out_dir`, covering every kit that was built."""
+    from kitgen.load import load_activity
+
+    entries = []
+    for report in reports:
+        for result in report.results:
+            activity = load_activity(library.find(report.activity_id), result.language).activity
+            entries.append((activity, result))
+    pdf_path, html_path = out_dir / "index.pdf", out_dir / "index.html"
+    write_atomic(pdf_path, _catalogue_pdf(entries))
+    write_atomic(html_path, _catalogue_html(entries, out_dir).encode("utf-8"))
+    return pdf_path, html_path
+
+
+def _catalogue_html(entries, out_dir: Path) -> str:
+    parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Activity library</title>',
+             "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}li{margin:.2em 0}</style>",
+             "</head><body><h1>Activity library</h1>"]
+    for activity, result in entries:
+        parts.append(f"<h2>{html.escape(activity.title)} <small>({html.escape(activity.language)})</small></h2>")
+        parts.append(f"<p>{html.escape(activity.purpose)}<br>{html.escape(activity.category)} · "
+                     f"players: {activity.players} · {activity.minutes} min</p><ul>")
+        for file in result.files:
+            link = file.path.relative_to(out_dir).as_posix()
+            parts.append(f'<li><a href="{html.escape(link)}">{html.escape(file.path.name)}</a> — '
+                         f"{html.escape(ROLE_NAMES.get(file.role, file.role))}, {file.pages} pages</li>")
+        parts.append("</ul>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def _catalogue_pdf(entries) -> bytes:
+    from reportlab.lib.utils import ImageReader
+    from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from reportlab.lib.styles import ParagraphStyle
+
+    from kitgen.preview import first_page_png
+    from kitgen.render.fonts import BOLD, REGULAR, register_fonts
+    from kitgen.units import PAPER_SIZES, mm
+
+    register_fonts()
+    body = ParagraphStyle("body", fontName=REGULAR, fontSize=9.5, leading=12.5)
+    head = ParagraphStyle("head", fontName=BOLD, fontSize=13, leading=16, spaceAfter=3)
+    buffer = io.BytesIO()
+    page = PAPER_SIZES["a4"]
+    document = SimpleDocTemplate(buffer, pagesize=tuple(page), leftMargin=mm(15), rightMargin=mm(15),
+                                 topMargin=mm(15), bottomMargin=mm(15), title="Activity library",
+                                 author="kitgen", creator="kitgen", invariant=1)
+    story: list = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
+                   Spacer(1, mm(4))]
+    esc = html.escape
+    for activity, result in entries:
+        text = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head),
+                Paragraph(esc(activity.purpose), body),
+                Paragraph(f"{esc(activity.category)} · players: {activity.players} · {activity.minutes} minutes", body),
+                Spacer(1, mm(2))]
+        text += [Paragraph(f"• {esc(f.path.name)}: {esc(ROLE_NAMES.get(f.role, f.role))}, {f.pages} pages", body)
+                 for f in result.files]
+        first_cards = next((f for f in result.files if f.role.endswith("cards")), result.files[0])
+        png = first_page_png(first_cards.path, 220)
+        reader = ImageReader(io.BytesIO(png))
+        w, h = reader.getSize()
+        thumb = Image(io.BytesIO(png), width=mm(40), height=mm(40) * h / w)
+        table = Table([[thumb, text]], colWidths=[mm(46), document.width - mm(46)])
+        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                   ("LINEBELOW", (0, 0), (-1, -1), 0.5, (0.6, 0.6, 0.6)),
+                                   ("BOTTOMPADDING", (0, 0), (-1, -1), 8)]))
+        story.append(table)
+    document.build(story)
+    return buffer.getvalue()

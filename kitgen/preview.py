@@ -1,0 +1,42 @@
+"""PNG thumbnails of every page, next to the PDFs, so a teacher can look before printing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kitgen.build import BuildResult
+
+
+def write_previews(result: BuildResult, dpi: int = 50) -> list[Path]:
+    """One PNG per page in `<kit folder>/preview/`, rendered with PDFium (no external program)."""
+    import pypdfium2 as pdfium
+
+    folder = result.folder / "preview"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for file in result.files:
+        document = pdfium.PdfDocument(str(file.path))
+        try:
+            for index in range(len(document)):
+                target = folder / f"{file.path.stem}-{index + 1:02d}.png"
+                document[index].render(scale=dpi / 72).to_pil().save(target)
+                written.append(target)
+        finally:
+            document.close()
+    return written
+
+
+def first_page_png(pdf: Path, width_px: int = 240) -> bytes:
+    """The first page of a PDF as PNG bytes, `width_px` wide."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(str(pdf))
+    try:
+        page = document[0]
+        image = page.render(scale=width_px / page.get_width()).to_pil()
+    finally:
+        document.close()
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
