@@ -11,7 +11,10 @@ from kitgen.inputs import read_manifest
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.locale import translations
+from kitgen.plan.kit import kits_for_class
 from kitgen.units import parse_card_size, parse_paper
+
+MAX_KITS = 60
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,15 @@ class BuildOptions:
     card_size: str | None = None  # overrides the activity's card size
     out_dir: Path = Path("output")
     incremental: bool = False  # skip a kit whose inputs have not changed since its last build
+    kits: int = 1  # numbered kits to print ("Kit 7" on every back) when more than one
+    class_size: int | None = None  # students to equip; overrides `kits` (rounded up to whole kits)
 
     def recorded(self) -> dict:
         """The options that change the output, as recorded in the manifest."""
-        return {"paper": self.paper, "card_size": self.card_size}
+        return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size}
+
+    def kits_for(self, players_per_kit: int) -> int:
+        return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits
 
 
 @dataclass(frozen=True)
@@ -130,7 +138,10 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
                           options.recorded())
     if options.incremental and is_up_to_date(folder, inputs):
         return _from_manifest(activity.id, activity.language, folder)
-    plan = plan_kit(activity, paper, card)
+    kits = options.kits_for(activity.players.max)
+    if not 1 <= kits <= MAX_KITS:
+        raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
+    plan = plan_kit(activity, paper, card, kits)
     rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext).render()
     secrets = host_only_texts(loaded)
     for document in rendered:

@@ -65,6 +65,8 @@ def main() -> None:
               show_default=True, help="Paper size of every file.")
 @click.option("--card-size", metavar="SIZE", help="poker, bridge, mini, tarot or WxH such as 63x88mm.")
 @click.option("--lang", "language", metavar="LANG", help="Build only this language edition (default: all).")
+@click.option("--class-size", type=click.IntRange(1, 500), help="Students to equip: prints enough numbered kits.")
+@click.option("--kits", type=click.IntRange(1, 60), default=1, show_default=True, help="Numbered kits to print.")
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Parallel builds for --all (default: CPU cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary.")
@@ -72,7 +74,8 @@ def main() -> None:
 @out_option
 @debug_option
 def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size: str | None, language: str | None,
-          force: bool, jobs: int | None, quiet: bool, content_dir: Path | None, out_dir: Path, debug: bool) -> None:
+          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, content_dir: Path | None,
+          out_dir: Path, debug: bool) -> None:
     """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
 
     \b
@@ -80,6 +83,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
       kitgen build growing-discard
       kitgen build trash --lang ro --paper letter
       kitgen build --all --out printed/
+      kitgen build growing-discard --class-size 28
     """
     from kitgen.build import BuildOptions
 
@@ -89,7 +93,8 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
         if bool(activity_ids) == build_all:
             raise UsageError("name one or more activities, or use --all (see kitgen list)")
         library = Library.open(content_dir)
-        options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force)
+        options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
+                               kits=kits, class_size=class_size)
         if build_all:
             _build_all(library, options, jobs, quiet)
         else:

@@ -12,10 +12,19 @@ from kitgen.units import CardSize, PaperSize, parse_card_size
 
 @dataclass(frozen=True)
 class CardRef:
-    """One printed card: deck and card-kind indexes within the activity."""
+    """One printed card: deck and card-kind indexes within the activity, and its kit (0 = unnumbered)."""
 
     deck: int
     kind: int
+    kit: int = 0
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player of one kit; `kit` is 0 when only one kit is printed (no kit numbers)."""
+
+    kit: int
+    player: int
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ class BoardPlan:
     board: Board
     layout: BoardLayout
     tiles: list[Tile]
-    copies: int
+    copies: list[Seat]  # one printed board per seat (player 0: one per kit)
 
 
 @dataclass(frozen=True)
@@ -53,33 +62,48 @@ class KitPlan:
     decks: list[DeckFile]
     slips: list[SlipPlan]
     boards: list[BoardPlan]
-    players: list[int]
+    seats: list[Seat]
+    kits: int
+
+    @property
+    def kit_numbers(self) -> list[int]:
+        """[0] for a single unnumbered kit, else 1..kits."""
+        return [0] if self.kits == 1 else list(range(1, self.kits + 1))
 
 
-def _refs(activity: Activity, indexes: list[int]) -> list[CardRef]:
-    return [CardRef(d, k) for d in indexes for k, kind in enumerate(activity.decks[d].cards)
+def kits_for_class(class_size: int, players_per_kit: int) -> int:
+    """Kits needed so every student plays: 28 students, 2 per kit → 14; 29 → 15."""
+    return -(-class_size // players_per_kit)
+
+
+def _refs(activity: Activity, indexes: list[int], kits: list[int]) -> list[CardRef]:
+    """Every printed card, kit after kit, deck after deck."""
+    return [CardRef(d, k, kit) for kit in kits for d in indexes for k, kind in enumerate(activity.decks[d].cards)
             for _ in range(kind.count)]
 
 
-def plan_kit(activity: Activity, paper: PaperSize, card: CardSize) -> KitPlan:
-    """Everything the renderer draws, as plain data; nothing is drawn here."""
+def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1) -> KitPlan:
+    """Everything the renderer draws for `kits` numbered kits, as plain data; nothing is drawn here."""
     grid = impose(paper, card)
-    players = list(range(1, activity.players.max + 1))
+    numbers = [0] if kits == 1 else list(range(1, kits + 1))
+    seats = [Seat(kit, player) for kit in numbers for player in range(1, activity.players.max + 1)]
     main = [d for d, deck in enumerate(activity.decks) if not deck.optional]
     decks = []
     if main:
-        decks.append(DeckFile(tuple(activity.decks[d].id for d in main), False, card_sheets(_refs(activity, main), grid)))
+        decks.append(DeckFile(tuple(activity.decks[d].id for d in main), False,
+                              card_sheets(_refs(activity, main, numbers), grid)))
     for d, deck in enumerate(activity.decks):
         if deck.optional:
-            decks.append(DeckFile((deck.id,), True, card_sheets(_refs(activity, [d]), grid)))
+            decks.append(DeckFile((deck.id,), True, card_sheets(_refs(activity, [d], numbers), grid)))
     slips = []
     for slip in activity.slips:
         slip_grid = impose(paper, parse_card_size(slip.size))
-        copies = slip.copies * (len(players) if slip.per_player else 1)
+        copies = slip.copies * (len(seats) if slip.per_player else kits)
         slips.append(SlipPlan(slip, slip_grid, card_sheets(list(range(copies)), slip_grid)))
     boards = []
     for board in activity.boards:
         p = board.positions
         layout = board_layout(p.columns, p.rows, p.width, p.height, p.gap)
-        boards.append(BoardPlan(board, layout, tile(layout.size, paper), len(players) if board.per_player else 1))
-    return KitPlan(paper, grid, decks, slips, boards, players)
+        boards.append(BoardPlan(board, layout, tile(layout.size, paper),
+                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers]))
+    return KitPlan(paper, grid, decks, slips, boards, seats, kits)

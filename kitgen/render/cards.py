@@ -45,8 +45,9 @@ def face_slots(width: float, height: float) -> dict[str, Slot]:
         "mark": Slot(band(0.0, 0.13, 0.76, 1.0), 14, bold=True, align="right"),
         "symbol": Slot(band(0.15, 0.50), 60, bold=True),
         "caption": Slot(band(0.50, 0.60), 12, bold=True),
-        "text": Slot(band(0.61, 0.88), 10),
-        "footer": Slot(band(0.88, 1.0), 11, bold=True),
+        "text": Slot(band(0.61, 0.86), 10),
+        "footer": Slot(band(0.86, 0.95), 11, bold=True),
+        "kit": Slot(band(0.95, 1.0, 0.5, 1.0), 7, align="right", color=GREY),
     }
 
 
@@ -56,9 +57,10 @@ def back_slots(width: float, height: float) -> tuple[Rect, dict[str, Slot]]:
     inner = panel.inset(mm(2))
     h = inner.height
     return panel, {
-        "symbol": Slot(Rect(inner.x, inner.y + h * 0.48, inner.width, h * 0.52), 40, bold=True),
-        "title": Slot(Rect(inner.x, inner.y + h * 0.22, inner.width, h * 0.26), 14, bold=True),
-        "subtitle": Slot(Rect(inner.x, inner.y, inner.width, h * 0.22), 9),
+        "symbol": Slot(Rect(inner.x, inner.y + h * 0.50, inner.width, h * 0.50), 40, bold=True),
+        "title": Slot(Rect(inner.x, inner.y + h * 0.30, inner.width, h * 0.20), 14, bold=True),
+        "subtitle": Slot(Rect(inner.x, inner.y + h * 0.15, inner.width, h * 0.15), 9),
+        "kit": Slot(Rect(inner.x, inner.y, inner.width, h * 0.15), 10, bold=True),
     }
 
 

@@ -8,7 +8,7 @@ import jinja2
 
 from kitgen.checks import card_texts, evaluate_hand, score_set, table_cards
 from kitgen.load.model import Activity
-from kitgen.plan.kit import DeckFile, KitPlan, SlipPlan
+from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets
 from kitgen.render.documents import render_document
@@ -73,19 +73,28 @@ class KitRenderer:
                 f" · {sides[side]}" if side in sides and what != _("slips") else "")
         return label
 
+    def kit_label(self, kit: int) -> str:
+        return self.gettext("Kit %(n)d") % {"n": kit} if kit else ""
+
+    def seat_label(self, seat: Seat) -> str:
+        player = self.gettext("Player %(n)d") % {"n": seat.player} if seat.player else ""
+        return " · ".join(part for part in (player, self.kit_label(seat.kit)) if part)
+
     def deck_file(self, deck_file: DeckFile) -> RenderedFile:
         _ = self.gettext
         activity = self.activity
         faces, backs = {}, {}
-        for d, deck in enumerate(activity.decks):
-            if deck.id not in deck_file.deck_ids:
-                continue
-            backs[d] = Design(d, f"deck {deck.id!r} back", render_template(
-                self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity), "back", deck.back.pattern)
-            for k, card in enumerate(deck.cards):
-                faces[(d, k)] = Design((d, k), f"deck {deck.id!r}, card {card.id!r}", render_template(
-                    self.env, "card-face.xml.j2", card=card, text=card_texts(card), deck=deck, activity=activity),
-                    "face")
+        for kit in self.plan.kit_numbers:
+            for d, deck in enumerate(activity.decks):
+                if deck.id not in deck_file.deck_ids:
+                    continue
+                backs[(d, kit)] = Design((d, kit), f"deck {deck.id!r} back", render_template(
+                    self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity,
+                    kit=self.kit_label(kit)), "back", deck.back.pattern)
+                for k, card in enumerate(deck.cards):
+                    faces[(d, k, kit)] = Design((d, k, kit), f"deck {deck.id!r}, card {card.id!r}", render_template(
+                        self.env, "card-face.xml.j2", card=card, text=card_texts(card), deck=deck, activity=activity,
+                        kit=self.kit_label(kit)), "face")
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
             name, role, what = f"{self.stem}-{deck.id}.pdf", "optional-cards", deck.name
@@ -93,7 +102,7 @@ class KitRenderer:
             name, role, what = f"{self.stem}-cards.pdf", "cards", _("cards")
         data, pages = render_card_sheets(
             deck_file.sheets, self.plan.grid, faces, backs,
-            back_of=lambda ref: ref.deck, face_key=lambda ref: (ref.deck, ref.kind),
+            back_of=lambda ref: (ref.deck, ref.kit), face_key=lambda ref: (ref.deck, ref.kind, ref.kit),
             title=f"{activity.title} · {what}", sheet_label=self.sheet_label(what),
             ruler_note=self.ruler_note(), letter=self.letter)
         return RenderedFile(name, role, data, pages, True)
@@ -117,8 +126,8 @@ class KitRenderer:
             board = plan.board
             xml = render_template(self.env, "board.xml.j2", board=board, activity=self.activity)
             prints = []
-            for copy in range(plan.copies):
-                owner = f" · {_('Player %(n)d') % {'n': copy + 1}}" if board.per_player else ""
+            for seat in plan.copies:
+                owner = f" · {self.seat_label(seat)}" if self.seat_label(seat) else ""
                 labels = [f"{board.title}{owner} · " + _("part %(n)d of %(total)d") % {"n": t.number,
                           "total": len(plan.tiles)} for t in plan.tiles]
                 prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
@@ -132,12 +141,25 @@ class KitRenderer:
     def document(self, template: str, role: str, label: str, for_players: bool, **context) -> RenderedFile:
         _ = self.gettext
         activity = self.activity
-        root = render_template(self.env, template, activity=activity, players=self.plan.players, **context)
+        seats = [{"label": self.seat_label(seat), "kit": seat.kit, "player": seat.player} for seat in self.plan.seats]
+        kits = [{"number": kit, "label": self.kit_label(kit)} for kit in self.plan.kit_numbers]
+        root = render_template(self.env, template, activity=activity, seats=seats, kits=kits, **context)
         suffix = f" · {_('for the adult only')}" if role == "host-key" else ""
         rendered = render_document(root, self.plan.paper, title=f"{activity.title} · {label}",
                                    footer=lambda n: f"{activity.title} · {label}{suffix} · {_('page')} {n}")
         return RenderedFile(f"{self.stem}-{role}.pdf", role, rendered.data, rendered.pages, for_players,
                             rendered.text)
+
+    def totals(self, files: list[RenderedFile]) -> dict:
+        """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
+        card_stock = sum(f.sheets for f in files if f.role in ("cards", "optional-cards"))
+        plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards")) + 1  # + this guide
+        main_cards = sum(d.cards for d in self.plan.decks if not d.optional)
+        grid = self.plan.grid
+        cut_sheets = sum(len(d.sheets) for d in self.plan.decks if not d.optional)
+        cuts = cut_sheets * (grid.columns + 1 + grid.rows + 1)
+        return {"card_stock": card_stock, "plain": plain, "cards": main_cards,
+                "cutting_minutes": max(1, round(cuts * 10 / 60))}  # about 10 s a straight cut with a ruler
 
     def host_key_context(self) -> dict:
         activity = self.activity
@@ -172,5 +194,6 @@ class KitRenderer:
             paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
             card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
-            player_count=len(self.plan.players)))
+            player_count=len(self.plan.seats), kit_count=self.plan.kits,
+            totals=self.totals(files)))
         return files
