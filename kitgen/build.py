@@ -51,6 +51,7 @@ class BuildResult:
     folder: Path
     files: list[OutputFile] = field(default_factory=list)
     skipped: bool = False  # up to date, nothing written
+    quality: list[str] = field(default_factory=list)  # shrunk text, colours weak in grayscale
 
     @property
     def pages(self) -> int:
@@ -122,6 +123,7 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     from kitgen.plan.kit import plan_kit
     from kitgen.render.kit import KitRenderer, root_templates
     from kitgen.render.markup import environment
+    from kitgen.render.quality import collecting
     from kitgen.write import OutputData, write_outputs
 
     check_activity(loaded)
@@ -142,14 +144,15 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     if not 1 <= kits <= MAX_KITS:
         raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
     plan = plan_kit(activity, paper, card, kits)
-    rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext).render()
+    with collecting() as quality:
+        rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext).render()
     secrets = host_only_texts(loaded)
     for document in rendered:
         if document.for_players:
             check_no_leak(secrets, document.text, document.name)
-    record = {"activity": activity.id, "language": activity.language, "inputs": inputs}
+    record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality}
     write_outputs(folder, [OutputData(d.name, d.data, d.pages, d.role, d.for_players) for d in rendered], record)
-    result = BuildResult(activity.id, activity.language, folder)
+    result = BuildResult(activity.id, activity.language, folder, quality=quality)
     for document in rendered:
         result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players))
     return result
@@ -159,7 +162,7 @@ def _from_manifest(activity_id: str, language: str, folder: Path) -> BuildResult
     manifest = read_manifest(folder) or {}
     files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"])
              for name, entry in manifest.get("files", {}).items()]
-    return BuildResult(activity_id, language, folder, files, skipped=True)
+    return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []))
 
 
 __all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "build_all_editions", "build_loaded", "editions"]

@@ -116,6 +116,19 @@ def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
             if not quiet:
                 for file in result.files:
                     click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
+            _quality_report([result])
+
+
+def _quality_report(results) -> None:
+    """Shrunk text and grayscale problems; missing glyphs are errors and never get this far."""
+    notes = [f"{Path(result.folder).name}: {n}" for result in results for n in result.quality]
+    if notes:
+        click.echo("quality report:")
+        for line in notes:
+            click.echo(f"  - {line}")
+    else:
+        click.echo("quality report: no text shrunk below its body size, no missing glyphs, "
+                   "no colour too light for grayscale")
 
 
 def _build_all(library, options, jobs: int | None, quiet: bool) -> None:
@@ -136,6 +149,7 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> None:
             click.echo(report.error, err=True)
     index = write_index(library, reports, options.out_dir)
     click.echo(summary_table(reports))
+    _quality_report([result for report in reports for result in report.results])
     click.echo(f"library index: {index[0]} and {index[1]}")
     if any(report.error for report in reports):
         sys.exit(max(report.exit_code for report in reports if report.error) and 1)

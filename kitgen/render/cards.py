@@ -11,6 +11,7 @@ from kitgen.plan import CardSheet, Grid, Rect, crop_marks
 from kitgen.render.fit import DoesNotFit, Slot, draw_fitted
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup
+from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
 from xml.sax.saxutils import escape
 
@@ -92,10 +93,15 @@ def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
         if color:
             slot = replace(slot, color=rgb(color))
         try:
-            draw_fitted(canvas, inline_markup(element), slot)
+            size = draw_fitted(canvas, inline_markup(element), slot)
         except DoesNotFit:
             raise BuildError(f"{design.label}, {element.tag}: the text does not fit on the card even at "
                              f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
+        if element.tag == "text" and size < slot.max_size:
+            note(f"{design.label}: {element.tag} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
+        if contrast_on_white(slot.color) < MIN_CONTRAST and size < 14:
+            note(f"{design.label}: {element.tag} in colour {color} is hard to read in grayscale "
+                 f"(contrast {contrast_on_white(slot.color):.1f}:1, want {MIN_CONTRAST}:1)")
 
 
 def _draw_face(canvas, design: Design, width: float, height: float) -> None:

@@ -1,0 +1,38 @@
+"""Quality notes gathered while rendering: shrunk text and colours that read poorly in grayscale."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
+
+_notes: ContextVar[list[str] | None] = ContextVar("quality_notes", default=None)
+MIN_CONTRAST = 4.5  # WCAG's ratio for body text
+
+
+@contextmanager
+def collecting() -> Iterator[list[str]]:
+    """Collect notes made while the block runs (each note once, in order)."""
+    notes: list[str] = []
+    token = _notes.set(notes)
+    try:
+        yield notes
+    finally:
+        _notes.reset(token)
+
+
+def note(message: str) -> None:
+    notes = _notes.get()
+    if notes is not None and message not in notes:
+        notes.append(message)
+
+
+def grey_level(rgb: tuple[float, float, float]) -> float:
+    """Relative luminance of an sRGB colour: what a grayscale printer makes of it (0 black … 1 white)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_on_white(rgb: tuple[float, float, float]) -> float:
+    return 1.05 / (grey_level(rgb) + 0.05)
