@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kitgen.checks import check_activity
-from kitgen.errors import BuildError, UsageError
+from kitgen.errors import BuildError, ContentError, UsageError
 from kitgen.inputs import read_manifest
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
@@ -143,9 +143,15 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     kits = options.kits_for(activity.players.max)
     if not 1 <= kits <= MAX_KITS:
         raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
-    plan = plan_kit(activity, paper, card, kits)
+    try:
+        plan = plan_kit(activity, paper, card, kits)
+    except UsageError as error:  # a size from the content that cannot fit the paper
+        if options.card_size:
+            raise
+        raise ContentError([loaded.source.problem(("card_size",), f"card_size: {error}")]) from None
     with collecting() as quality:
-        rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext).render()
+        rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext,
+                               loaded.source).render()
     secrets = host_only_texts(loaded)
     for document in rendered:
         if document.for_players:

@@ -46,6 +46,12 @@ class BuildError(KitgenError):
     exit_code = 1
 
 
+class UnprintableContent(BuildError):
+    """Content that validates but cannot be printed: text too long for its box, a glyph no font has (exit 2)."""
+
+    exit_code = 2
+
+
 def display_path(path: Path) -> str:
     """A path as the user would type it: relative to the working folder when inside it."""
     try:

@@ -64,7 +64,10 @@ class Library:
         """Template search order: the activity's own templates, the library's, then kitgen's built-ins."""
         candidates = []
         if activity_folder is not None and activity_folder != self.content:
-            candidates.append(activity_folder / "templates")
+            own = activity_folder / "templates"
+            if own.is_dir() and not own.resolve().is_relative_to(activity_folder.resolve()):
+                raise UsageError(f"{own} leads outside its activity folder; refused")
+            candidates.append(own)
         candidates += [self.content.parent / "templates", builtin_templates()]
         ordered: list[Path] = []
         for folder in candidates:

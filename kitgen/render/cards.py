@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Sequence
 
-from kitgen.errors import BuildError
+from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, crop_marks
 from kitgen.render.fit import DoesNotFit, Slot, draw_fitted
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
@@ -88,14 +88,14 @@ def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
         missing = missing_glyphs(text)
         if missing:
             shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
-            raise BuildError(f"{design.label}, {element.tag}: the bundled font cannot draw {shown}")
+            raise UnprintableContent(f"{design.label}, {element.tag}: the bundled font cannot draw {shown}")
         color = element.get("color") or design.xml.get("color") if element.tag in COLORED_PARTS else None
         if color:
             slot = replace(slot, color=rgb(color))
         try:
             size = draw_fitted(canvas, inline_markup(element), slot)
         except DoesNotFit:
-            raise BuildError(f"{design.label}, {element.tag}: the text does not fit on the card even at "
+            raise UnprintableContent(f"{design.label}, {element.tag}: the text does not fit on the card even at "
                              f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
         if element.tag == "text" and size < slot.max_size:
             note(f"{design.label}: {element.tag} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
@@ -207,7 +207,7 @@ def _fit_or_fail(canvas, design: Design, part: str, markup: str, slot: Slot) -> 
     try:
         draw_fitted(canvas, markup, slot)
     except DoesNotFit:
-        raise BuildError(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
+        raise UnprintableContent(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
 
 
 def plain(element: ET.Element) -> str:

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from kitgen.errors import BuildError
+from kitgen.errors import BuildError, UnprintableContent
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.units import PaperSize, mm, parse_length
@@ -59,7 +59,7 @@ class _Builder:
         missing = missing_glyphs(text)
         if missing:
             shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
-            raise BuildError(f"{self.label}: the bundled font cannot draw {shown} in {text[:60]!r}")
+            raise UnprintableContent(f"{self.label}: the bundled font cannot draw {shown} in {text[:60]!r}")
         self.text.append(text)
         bullet = "•" if style == "li" else None
         return Paragraph(inline_markup(element), self.styles[style], bulletText=bullet)

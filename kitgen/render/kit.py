@@ -8,6 +8,7 @@ import jinja2
 
 from kitgen.checks import card_texts, evaluate_hand, score_set, table_cards
 from kitgen.load.model import Activity
+from kitgen.load.yaml_source import SourceMap
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets
@@ -52,6 +53,16 @@ class KitRenderer:
     env: jinja2.Environment
     stem: str
     gettext: Callable[[str], str]
+    source: SourceMap | None = None
+
+    def where(self, loc: tuple, what: str) -> str:
+        """`file:line:column: decks[0].cards[1] (what)` for error messages about rendered content."""
+        from kitgen.load.problems import dotted
+
+        if self.source is None:
+            return f"{dotted(loc)} ({what})"
+        file, line, column = self.source.position(loc)
+        return f"{file}:{line}:{column}: {dotted(loc)} ({what})"
 
     @property
     def letter(self) -> bool:
@@ -88,11 +99,11 @@ class KitRenderer:
             for d, deck in enumerate(activity.decks):
                 if deck.id not in deck_file.deck_ids:
                     continue
-                backs[(d, kit)] = Design((d, kit), f"deck {deck.id!r} back", render_template(
+                backs[(d, kit)] = Design((d, kit), self.where(("decks", d, "back"), f"back of deck {deck.id!r}"), render_template(
                     self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity,
                     kit=self.kit_label(kit)), "back", deck.back.pattern)
                 for k, card in enumerate(deck.cards):
-                    faces[(d, k, kit)] = Design((d, k, kit), f"deck {deck.id!r}, card {card.id!r}", render_template(
+                    faces[(d, k, kit)] = Design((d, k, kit), self.where(("decks", d, "cards", k), f"card {card.id!r}"), render_template(
                         self.env, "card-face.xml.j2", card=card, text=card_texts(card), deck=deck, activity=activity,
                         kit=self.kit_label(kit)), "face")
         if deck_file.optional:
@@ -111,7 +122,8 @@ class KitRenderer:
         _ = self.gettext
         slip = plan.slip
         xml = render_template(self.env, "slip.xml.j2", slip=slip, activity=self.activity)
-        design = Design(slip.id, f"slip {slip.id!r}", xml, "slip")
+        index = self.activity.slips.index(slip)
+        design = Design(slip.id, self.where(("slips", index), f"slip {slip.id!r}"), xml, "slip")
         data, pages = render_card_sheets(
             plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
             title=f"{self.activity.title} · {slip.title}", sheet_label=self.sheet_label(_("slips")),

@@ -18,13 +18,27 @@ from kitgen.errors import BuildError
 INLINE_TAGS = {"b", "i", "br"}
 
 
+class ContainedLoader(jinja2.FileSystemLoader):
+    """A FileSystemLoader that refuses a template whose real path (after symlinks) leaves its folder."""
+
+    def get_source(self, environment: jinja2.Environment, template: str):
+        source, filename, uptodate = super().get_source(environment, template)
+        real = Path(filename).resolve()
+        if not any(real.is_relative_to(Path(folder).resolve()) for folder in self.searchpath):
+            raise BuildError(f"template {template!r} resolves to {real}, outside the template folders; refused")
+        return source, filename, uptodate
+
+
 @lru_cache(maxsize=32)
 def environment(template_dirs: tuple[Path, ...], language: str) -> jinja2.Environment:
-    """The one Jinja environment for kitgen's templates: autoescape, strict undefined, gettext."""
+    """The one Jinja environment for kitgen's templates: sandboxed (templates may come with content),
+    autoescape, strict undefined, gettext."""
+    from jinja2.sandbox import SandboxedEnvironment
+
     from kitgen.locale import translations
 
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(d) for d in template_dirs]),
+    env = SandboxedEnvironment(
+        loader=ContainedLoader([str(d) for d in template_dirs]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         extensions=["jinja2.ext.i18n"],
