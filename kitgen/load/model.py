@@ -391,6 +391,10 @@ class Activity(Strict):
             if deck_id in ids[:index]:
                 raise PydanticCustomError("duplicate", "deck id {id!r} appears twice, expected unique deck ids",
                                           {"id": deck_id})
+        total = sum(deck.total for deck in decks)
+        if total > MAX_COUNT:
+            raise PydanticCustomError("count", "the decks hold {n} cards, expected at most {limit} per kit",
+                                      {"n": f"{total:,}", "limit": f"{MAX_COUNT:,}"})
         return decks
 
     def card(self, card_id: str) -> CardKind | None:
