@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kitgen.checks import check_activity
@@ -10,9 +10,12 @@ from kitgen.errors import BuildError, ContentError, UsageError
 from kitgen.inputs import read_manifest
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
+from kitgen.load.model import Printing
 from kitgen.locale import translations
 from kitgen.plan.kit import kits_for_class
-from kitgen.units import parse_card_size, parse_paper
+from kitgen.plan.imposition import Sheet
+from kitgen.render.style import Style
+from kitgen.units import mm, parse_card_size, parse_paper, to_mm
 
 MAX_KITS = 60
 
@@ -27,10 +30,43 @@ class BuildOptions:
     incremental: bool = False  # skip a kit whose inputs have not changed since its last build
     kits: int = 1  # numbered kits to print ("Kit 7" on every back) when more than one
     class_size: int | None = None  # students to equip; overrides `kits` (rounded up to whole kits)
+    duplex: str | None = None  # long, short or none (None: the activity's default, else long)
+    fold: bool | None = None  # gutter fold instead of duplex
+    bleed_mm: float | None = None
+    cut_lines: str | None = None  # marks, lines or both
+    back_offset_mm: tuple[float, float] = (0.0, 0.0)
+    ink: str = "normal"  # normal or light
+    large_print: bool = False
 
     def recorded(self) -> dict:
         """The options that change the output, as recorded in the manifest."""
-        return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size}
+        return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
+                "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
+                "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print}
+
+    def with_defaults(self, printing: Printing) -> "BuildOptions":
+        """Fill the printing options the user left open from the activity's defaults, then kitgen's."""
+        return replace(
+            self,
+            duplex=self.duplex or printing.duplex or "long",
+            fold=self.fold if self.fold is not None else bool(printing.fold),
+            bleed_mm=self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0),
+            cut_lines=self.cut_lines or printing.cut_lines or "marks")
+
+    def sheet(self) -> Sheet:
+        if self.duplex not in ("long", "short", "none"):
+            raise UsageError(f"duplex must be long, short or none, got {self.duplex!r}")
+        if not 0 <= self.bleed_mm <= 10:
+            raise UsageError(f"bleed must be between 0 and 10 mm, got {self.bleed_mm:g}")
+        return Sheet(self.duplex, bool(self.fold), mm(self.bleed_mm or 0.0))  # type: ignore[arg-type]
+
+    def style(self) -> Style:
+        if self.cut_lines not in ("marks", "lines", "both") or self.ink not in ("normal", "light"):
+            raise UsageError("cut lines must be marks, lines or both; ink normal or light")
+        if any(abs(v) > 20 for v in self.back_offset_mm):
+            raise UsageError("a back offset of more than 20 mm is not a printer shift; measure again")
+        offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
+        return Style(self.cut_lines, offset, self.ink, self.large_print)  # type: ignore[arg-type]
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits
@@ -40,8 +76,9 @@ class BuildOptions:
 class OutputFile:
     path: Path
     pages: int
-    role: str  # cards, sheets, host-key, print-guide
+    role: str  # cards, optional-cards, slips, mat, sheets, host-key, print-guide
     for_players: bool
+    sheets: int  # sheets of paper or card stock
 
 
 @dataclass
@@ -59,8 +96,7 @@ class BuildResult:
 
     def sheets(self, card_stock: bool) -> int:
         """Sheets of paper (card files print two-sided on card stock)."""
-        return sum(f.pages // 2 if f.role.endswith("cards") else f.pages for f in self.files
-                   if (f.role.endswith("cards") or f.role == "mat") == card_stock)
+        return sum(f.sheets for f in self.files if f.role.endswith("cards") == card_stock)
 
 
 def _normalise(text: str) -> str:
@@ -128,6 +164,7 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
 
     check_activity(loaded)
     activity = loaded.activity
+    options = options.with_defaults(activity.printing)
     try:
         paper = parse_paper(options.paper)
         card = parse_card_size(options.card_size or activity.card_size)
@@ -144,29 +181,31 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     if not 1 <= kits <= MAX_KITS:
         raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
     try:
-        plan = plan_kit(activity, paper, card, kits)
+        plan = plan_kit(activity, paper, card, kits, options.sheet())
     except UsageError as error:  # a size from the content that cannot fit the paper
         if options.card_size:
             raise
         raise ContentError([loaded.source.problem(("card_size",), f"card_size: {error}")]) from None
     with collecting() as quality:
         rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext,
-                               loaded.source).render()
+                               loaded.source, options.style()).render()
     secrets = host_only_texts(loaded)
     for document in rendered:
         if document.for_players:
             check_no_leak(secrets, document.text, document.name)
     record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality}
-    write_outputs(folder, [OutputData(d.name, d.data, d.pages, d.role, d.for_players) for d in rendered], record)
+    write_outputs(folder, [OutputData(d.name, d.data, d.pages, d.role, d.for_players, d.sheets) for d in rendered],
+                  record)
     result = BuildResult(activity.id, activity.language, folder, quality=quality)
     for document in rendered:
-        result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players))
+        result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players,
+                                       document.sheets))
     return result
 
 
 def _from_manifest(activity_id: str, language: str, folder: Path) -> BuildResult:
     manifest = read_manifest(folder) or {}
-    files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"])
+    files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
              for name, entry in manifest.get("files", {}).items()]
     return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []))
 

@@ -28,9 +28,19 @@ class HandResult:
         return self.price is None or self.total >= self.price
 
 
+def data_value(card: CardKind, field: str) -> object:
+    """A value of the card's data by name; `rank.order` reaches into a generated deck's mapping."""
+    value: object = card.data
+    for part in field.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
 def _number(card: CardKind, field: str) -> float | None:
-    value = card.data.get(field)
-    return value if isinstance(value, (int, float)) else None
+    value = data_value(card, field)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult | None, list[tuple[tuple, str]]]:
@@ -123,9 +133,9 @@ def score_set(activity: Activity, cards: list[CardKind]) -> tuple[SetResult | No
     ordered = sorted(orders)  # type: ignore[type-var]
     if any(b - a != 1 for a, b in zip(ordered, ordered[1:])):
         return None, f"{', '.join(c.id for c in cards)} are not consecutive"
-    if rule.bonus_same and len({str(card.data.get(rule.bonus_same)) for card in cards}) == 1:
+    if rule.bonus_same and len({str(data_value(card, rule.bonus_same)) for card in cards}) == 1:
         return SetResult(cards, rule.bonus_points, "same"), None
-    if rule.bonus_all and all(card.data.get(rule.bonus_all) for card in cards):
+    if rule.bonus_all and all(data_value(card, rule.bonus_all) for card in cards):
         return SetResult(cards, rule.bonus_points, "all"), None
     return SetResult(cards, rule.points, "run"), None
 

@@ -45,6 +45,36 @@ out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, p
 debug_option = click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
 
 
+def print_options(command):
+    """The printing choices shared by build and preview."""
+    for option in reversed([
+        click.option("--duplex", type=click.Choice(["long", "short", "none"]),
+                     help="Backs for a long- or short-edge flip, or no backs (default: the activity's, else long)."),
+        click.option("--fold", is_flag=True, default=None, help="Gutter fold: faces and backs on one side of the sheet."),
+        click.option("--bleed", "bleed_mm", type=click.FloatRange(0, 10), metavar="MM",
+                     help="Card art extends this far past the cut line."),
+        click.option("--cut-lines", type=click.Choice(["marks", "lines", "both"]),
+                     help="Crop marks in the margin, thin lines round every card, or both."),
+        click.option("--back-offset", metavar="X,Y", help="Shift back pages by X,Y mm (measure with kitgen calibrate)."),
+        click.option("--printer", metavar="NAME", help="Use a saved printer profile's back offset."),
+        click.option("--ink", type=click.Choice(["normal", "light"]), default="normal", show_default=True,
+                     help="light: outlines only, no filled areas."),
+        click.option("--large-print", is_flag=True, help="Sheets at 14 pt or more; card text as large as fits."),
+    ]):
+        command = option(command)
+    return command
+
+
+def _print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink, large_print) -> dict:
+    from kitgen.printers import parse_offset, printer_offset
+
+    if back_offset and printer:
+        raise UsageError("give --back-offset or --printer, not both")
+    offset = parse_offset(back_offset) if back_offset else printer_offset(printer) if printer else (0.0, 0.0)
+    return {"duplex": duplex, "fold": fold, "bleed_mm": bleed_mm, "cut_lines": cut_lines,
+            "back_offset_mm": offset, "ink": ink, "large_print": large_print}
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kitgen")
 def main() -> None:
@@ -70,12 +100,14 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Parallel builds for --all (default: CPU cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary.")
+@print_options
 @content_option
 @out_option
 @debug_option
 def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size: str | None, language: str | None,
-          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, content_dir: Path | None,
-          out_dir: Path, debug: bool) -> None:
+          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, duplex, fold, bleed_mm,
+          cut_lines, back_offset, printer, ink, large_print, content_dir: Path | None, out_dir: Path,
+          debug: bool) -> None:
     """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
 
     \b
@@ -84,6 +116,8 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
       kitgen build trash --lang ro --paper letter
       kitgen build --all --out printed/
       kitgen build growing-discard --class-size 28
+      kitgen build growing-discard --fold --ink light
+      kitgen build --all --printer room12
     """
     from kitgen.build import BuildOptions
 
@@ -94,7 +128,9 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
             raise UsageError("name one or more activities, or use --all (see kitgen list)")
         library = Library.open(content_dir)
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
-                               kits=kits, class_size=class_size)
+                               kits=kits, class_size=class_size,
+                               **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
+                                                large_print))
         if build_all:
             _build_all(library, options, jobs, quiet)
         else:
@@ -285,10 +321,12 @@ def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
 @click.argument("activity_id")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
 @click.option("--dpi", type=click.IntRange(20, 300), default=50, show_default=True, help="Resolution of the PNGs.")
+@print_options
 @content_option
 @out_option
 @debug_option
-def preview(activity_id: str, paper: str, dpi: int, content_dir: Path | None, out_dir: Path, debug: bool) -> None:
+def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
+            large_print, content_dir: Path | None, out_dir: Path, debug: bool) -> None:
     """Build an activity (if needed) and write a PNG of every page next to its PDFs.
 
     \b
@@ -300,9 +338,87 @@ def preview(activity_id: str, paper: str, dpi: int, content_dir: Path | None, ou
         from kitgen.library import Library
         from kitgen.preview import write_previews
 
-        options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True)
+        options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True,
+                               **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
+                                                large_print))
         for result in build_all_editions(activity_id, options, Library.open(content_dir)):
             for png in write_previews(result, dpi):
                 click.echo(f"wrote {png}")
+
+    _guarded(run, debug)
+
+
+@main.command()
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
+@out_option
+@debug_option
+def calibrate(paper: str, duplex: str, out_dir: Path, debug: bool) -> None:
+    """Write a duplex alignment test page: print it two-sided to measure how far your printer shifts the back.
+
+    \b
+    Example:
+      kitgen calibrate --paper a4 && kitgen printer add room12 --back-offset 1.5,-0.8
+    """
+    def run() -> None:
+        from kitgen.calibrate import calibration_pdf
+        from kitgen.units import parse_paper
+        from kitgen.write import write_atomic
+
+        target = out_dir / f"calibration-{paper.lower()}-{duplex}.pdf"
+        write_atomic(target, calibration_pdf(parse_paper(paper), duplex))
+        click.echo(f"wrote {target}  (2 pages: print two-sided at 100%, flip on the {duplex} edge)")
+
+    _guarded(run, debug)
+
+
+@main.group()
+def printer() -> None:
+    """Saved printer profiles (the measured back offset), used with --printer NAME.
+
+    \b
+    Example:
+      kitgen printer add room12 --back-offset 1.5,-0.8
+    """
+
+
+@printer.command(name="add")
+@click.argument("name")
+@click.option("--back-offset", required=True, metavar="X,Y", help="What kitgen calibrate's back page showed, in mm.")
+@debug_option
+def printer_add(name: str, back_offset: str, debug: bool) -> None:
+    """Save (or replace) a printer profile.
+
+    \b
+    Example:
+      kitgen printer add room12 --back-offset 1.5,-0.8
+    """
+    def run() -> None:
+        from kitgen.printers import parse_offset, save_printer
+
+        path = save_printer(name, parse_offset(back_offset))
+        click.echo(f"saved printer {name!r} in {path}")
+
+    _guarded(run, debug)
+
+
+@printer.command(name="list")
+@debug_option
+def printer_list(debug: bool) -> None:
+    """Show the saved printer profiles.
+
+    \b
+    Example:
+      kitgen printer list
+    """
+    def run() -> None:
+        from kitgen.printers import config_file, load_printers
+
+        printers = load_printers()
+        if not printers:
+            click.echo(f"no printer profiles yet ({config_file()})")
+        for name, profile in sorted(printers.items()):
+            x, y = profile["back_offset_mm"]
+            click.echo(f"{name}: back offset {x:+g} mm, {y:+g} mm")
 
     _guarded(run, debug)

@@ -35,6 +35,7 @@ class OutputData:
     pages: int
     role: str
     for_players: bool
+    sheets: int
 
 
 def _listed(folder: Path) -> set[str]:
@@ -53,7 +54,7 @@ def write_outputs(folder: Path, files: list[OutputData], record: dict) -> list[P
         write_atomic(folder / file.name, file.data)
         written.append(folder / file.name)
     entries = {f.name: {"sha256": hashlib.sha256(f.data).hexdigest(), "bytes": len(f.data), "pages": f.pages,
-                        "role": f.role, "for_players": f.for_players} for f in files}
+                        "sheets": f.sheets, "role": f.role, "for_players": f.for_players} for f in files}
     write_atomic(folder / MANIFEST, (json.dumps(dict(record, files=entries), indent=2, sort_keys=True) + "\n").encode())
     for name in stale:
         if "/" not in name and "\\" not in name and name != MANIFEST:

@@ -355,6 +355,15 @@ class PlayerAid(Strict):
     per_player: bool = True
 
 
+class Printing(Strict):
+    """This activity's printing defaults; command-line options override them."""
+
+    duplex: Literal["long", "short", "none"] | None = None
+    fold: bool | None = None
+    bleed: Length | None = None
+    cut_lines: Literal["marks", "lines", "both"] | None = None
+
+
 class Totals(Strict):
     """Counts the content promises; the build checks them against the decks."""
 
@@ -374,6 +383,7 @@ class Activity(Strict):
     language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}$")] = "en"
     working_title: bool = False
     card_size: CardSizeSpec = "poker"
+    printing: Printing = Printing()
     rules: Rules
     decks: list[Deck] = []
     totals: Totals | None = None

@@ -4,16 +4,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Sequence, TypeVar
 
-from kitgen.plan.imposition import Grid, Rect, Segment, crop_marks, impose
+from kitgen.plan.imposition import Grid, Rect, Segment, Sheet, back_marks, backs_rotated, crop_marks, impose
 
-__all__ = ["CardSheet", "Grid", "Rect", "Segment", "crop_marks", "impose", "card_sheets"]
+__all__ = ["CardSheet", "Grid", "Rect", "Segment", "Sheet", "back_marks", "backs_rotated", "card_sheets", "crop_marks",
+           "impose"]
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class CardSheet(Generic[T]):
-    """One sheet of card stock: its face page and, behind it, its back page (same items, mirrored)."""
+    """One sheet of card stock: its faces and their backs (on the back page, or below the fold)."""
 
     number: int
     faces: list[tuple[Rect, T]]
@@ -21,7 +22,7 @@ class CardSheet(Generic[T]):
 
 
 def card_sheets(items: Sequence[T], grid: Grid) -> list[CardSheet[T]]:
-    """Fill sheets in order; each item's back lands behind its face for a long-edge flip."""
+    """Fill sheets in order; each item's back lands behind its face (see `Grid.back_cell`)."""
     sheets = []
     for start in range(0, len(items), grid.per_sheet):
         chunk = items[start:start + grid.per_sheet]

@@ -1,17 +1,24 @@
-"""Imposition: where cards, cut marks and the calibration band go on a sheet. Pure geometry, in points."""
+"""Imposition: where cards, their backs, cut marks and the calibration band go. Pure geometry, in points.
+
+One engine serves every printing option: long- or short-edge duplex, no backs, gutter fold, bleed.
+"""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from kitgen.errors import UsageError
 from kitgen.units import CardSize, PaperSize, mm
 
 PAGE_MARGIN = mm(5)  # nothing is printed closer than this to a page edge
-MARK_GAP = mm(1)  # crop marks stop this far from the card grid, so they never touch a card
+MARK_GAP = mm(1)  # crop marks stop this far from the art (card + bleed), so they never touch a card
 MARK_LENGTH = mm(3)
 MARK_ZONE = MARK_GAP + MARK_LENGTH
 BAND_HEIGHT = mm(9)  # calibration bar and sheet label, at the bottom of every card sheet
+GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card edge
+
+Duplex = Literal["long", "short", "none"]
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,20 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class Sheet:
+    """The printing options that shape a card sheet."""
+
+    duplex: Duplex = "long"
+    fold: bool = False  # gutter fold: backs on the same page, below a fold line
+    bleed: float = 0.0  # points of art beyond every cut line
+
+
+@dataclass(frozen=True)
 class Grid:
-    """A centred grid of equal card cells on one page; cells count row by row from the top left."""
+    """A grid of equal card cells on one page; cells count row by row from the top left.
+
+    With bleed, neighbouring cells are `2 × bleed` apart so their art never overlaps.
+    """
 
     page: PaperSize
     card: CardSize
@@ -56,6 +75,11 @@ class Grid:
     left: float  # x of the first column's left cut line
     bottom: float  # y of the last row's bottom cut line
     band: Rect  # where the calibration bar and the sheet label go
+    sheet: Sheet = field(default_factory=Sheet)
+
+    @property
+    def gap(self) -> float:
+        return 2 * self.sheet.bleed
 
     @property
     def per_sheet(self) -> int:
@@ -63,50 +87,85 @@ class Grid:
 
     @property
     def right(self) -> float:
-        return self.left + self.columns * self.card.width
+        return self.left + self.columns * self.card.width + (self.columns - 1) * self.gap
 
     @property
     def top(self) -> float:
-        return self.bottom + self.rows * self.card.height
+        return self.bottom + self.rows * self.card.height + (self.rows - 1) * self.gap
+
+    @property
+    def fold_y(self) -> float | None:
+        """Where the sheet folds (gutter fold only): halfway between the faces and their backs."""
+        return self.bottom - GUTTER if self.sheet.fold else None
 
     def cell(self, index: int) -> Rect:
         """The cut rectangle of the card at `index` (0 = top left, row by row)."""
         row, column = divmod(index, self.columns)
-        return Rect(self.left + column * self.card.width, self.top - (row + 1) * self.card.height,
-                    self.card.width, self.card.height)
+        return Rect(self.left + column * (self.card.width + self.gap),
+                    self.top - (row + 1) * self.card.height - row * self.gap, self.card.width, self.card.height)
 
     def back_cell(self, index: int) -> Rect:
-        """Where the back of card `index` goes on the back sheet for a long-edge duplex flip."""
-        row, column = divmod(index, self.columns)
-        return self.cell(row * self.columns + (self.columns - 1 - column))
+        """Where the back of card `index` goes so that it lands behind its face."""
+        return mirror(self.cell(index), self)
 
     def cut_lines(self) -> tuple[list[float], list[float]]:
-        """The x positions of the vertical cuts and the y positions of the horizontal cuts."""
-        xs = [self.left + c * self.card.width for c in range(self.columns + 1)]
-        ys = [self.bottom + r * self.card.height for r in range(self.rows + 1)]
+        """The x positions of the vertical cuts and the y positions of the horizontal cuts (faces)."""
+        cells = [self.cell(i) for i in range(self.per_sheet)]
+        xs = sorted({round(c.x, 6) for c in cells} | {round(c.right, 6) for c in cells})
+        ys = sorted({round(c.y, 6) for c in cells} | {round(c.top, 6) for c in cells})
         return xs, ys
 
 
-def impose(page: PaperSize, card: CardSize) -> Grid:
-    """As many cards as fit upright, with room for crop marks, margins and the calibration band."""
-    usable_width = page.width - 2 * (PAGE_MARGIN + MARK_ZONE)
-    usable_height = page.height - 2 * (PAGE_MARGIN + MARK_ZONE) - BAND_HEIGHT
-    columns = math.floor(usable_width / card.width + 1e-9)
-    rows = math.floor(usable_height / card.height + 1e-9)
+def mirror(rect: Rect, grid: Grid) -> Rect:
+    """The back position of a face rectangle: across the fold line, or across the page for duplex."""
+    page = grid.page
+    if grid.sheet.fold:
+        return Rect(rect.x, 2 * grid.fold_y - rect.y - rect.height, rect.width, rect.height)  # type: ignore[operator]
+    if grid.sheet.duplex == "short":
+        return Rect(rect.x, page.height - rect.y - rect.height, rect.width, rect.height)
+    return Rect(page.width - rect.x - rect.width, rect.y, rect.width, rect.height)
+
+
+def backs_rotated(sheet: Sheet) -> bool:
+    """Backs are turned 180° for a short-edge flip and for a gutter fold (the sheet folds top over bottom)."""
+    return sheet.fold or sheet.duplex == "short"
+
+
+def _fit(length: float, card: float, gap: float) -> int:
+    return math.floor((length + gap) / (card + gap) + 1e-9)
+
+
+def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
+    """As many cards as fit upright, with room for crop marks, margins, bleed and the calibration band.
+
+    The grid is centred across the page, so a long-edge flip puts every back exactly behind its face.
+    """
+    zone = MARK_ZONE + sheet.bleed
+    gap = 2 * sheet.bleed
+    usable_width = page.width - 2 * (PAGE_MARGIN + zone)
+    columns = _fit(usable_width, card.width, gap)
+    band = Rect(PAGE_MARGIN, PAGE_MARGIN, page.width - 2 * PAGE_MARGIN, BAND_HEIGHT)
+    if sheet.fold:
+        # faces above the fold, backs mirrored below it; the lower half also holds the band
+        half = page.height / 2
+        usable_height = half - GUTTER - zone - PAGE_MARGIN - BAND_HEIGHT
+        rows = _fit(usable_height, card.height, gap)
+        bottom = half + GUTTER
+    else:
+        usable_height = page.height - 2 * (PAGE_MARGIN + zone) - BAND_HEIGHT
+        rows = _fit(usable_height, card.height, gap)
+        bottom = PAGE_MARGIN + BAND_HEIGHT + zone + (usable_height - (rows * card.height + (rows - 1) * gap)) / 2
     if columns < 1 or rows < 1:
         raise UsageError(f"a {card} card does not fit on this paper ({page}) with 5 mm margins, "
                          "crop marks and the calibration bar; choose a smaller card or larger paper")
-    left = (page.width - columns * card.width) / 2
-    area_bottom = PAGE_MARGIN + BAND_HEIGHT + MARK_ZONE
-    bottom = area_bottom + (usable_height - rows * card.height) / 2
-    band = Rect(PAGE_MARGIN, PAGE_MARGIN, page.width - 2 * PAGE_MARGIN, BAND_HEIGHT)
-    return Grid(page, card, columns, rows, left, bottom, band)
+    left = (page.width - (columns * card.width + (columns - 1) * gap)) / 2
+    return Grid(page, card, columns, rows, left, bottom, band, sheet)
 
 
 def crop_marks(grid: Grid) -> list[Segment]:
-    """Short lines in the margin that continue every cut line; none of them touches a card."""
+    """Short lines in the margin that continue every cut line; none of them touches a card or its bleed."""
     xs, ys = grid.cut_lines()
-    near, far = MARK_GAP, MARK_ZONE
+    near, far = MARK_GAP + grid.sheet.bleed, MARK_ZONE + grid.sheet.bleed
     marks = []
     for x in xs:
         marks.append(Segment(x, grid.top + near, x, grid.top + far))
@@ -114,4 +173,23 @@ def crop_marks(grid: Grid) -> list[Segment]:
     for y in ys:
         marks.append(Segment(grid.left - far, y, grid.left - near, y))
         marks.append(Segment(grid.right + near, y, grid.right + far, y))
+    if grid.sheet.fold:  # the backs below the fold get their own marks
+        fold = grid.fold_y
+        marks += [Segment(s.x0, 2 * fold - s.y0, s.x1, 2 * fold - s.y1) for s in marks]  # type: ignore[operator]
     return marks
+
+
+def back_band(grid: Grid) -> Rect:
+    """Where the band goes on a back page: behind the face page's band (at the top after a short-edge flip)."""
+    band = grid.band
+    if grid.sheet.duplex == "short":
+        return Rect(band.x, grid.page.height - band.y - band.height, band.width, band.height)
+    return band
+
+
+def back_marks(grid: Grid) -> list[Segment]:
+    """The crop marks as they fall on a back page (mirrored like the backs)."""
+    page = grid.page
+    if grid.sheet.duplex == "short":
+        return [Segment(s.x0, page.height - s.y0, s.x1, page.height - s.y1) for s in crop_marks(grid)]
+    return [Segment(page.width - s.x0, s.y0, page.width - s.x1, s.y1) for s in crop_marks(grid)]

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from kitgen.load.model import Activity, Board, Slip
 from kitgen.plan import CardSheet, Grid, card_sheets
-from kitgen.plan.imposition import impose
+from kitgen.plan.imposition import Sheet, impose
 from kitgen.plan.tiling import BoardLayout, Tile, board_layout, tile
 from kitgen.units import CardSize, PaperSize, parse_card_size
 
@@ -82,9 +82,9 @@ def _refs(activity: Activity, indexes: list[int], kits: list[int]) -> list[CardR
             for _ in range(kind.count)]
 
 
-def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1) -> KitPlan:
+def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1, sheet: Sheet = Sheet()) -> KitPlan:
     """Everything the renderer draws for `kits` numbered kits, as plain data; nothing is drawn here."""
-    grid = impose(paper, card)
+    grid = impose(paper, card, sheet)
     numbers = [0] if kits == 1 else list(range(1, kits + 1))
     seats = [Seat(kit, player) for kit in numbers for player in range(1, activity.players.max + 1)]
     main = [d for d, deck in enumerate(activity.decks) if not deck.optional]

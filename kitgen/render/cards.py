@@ -7,7 +7,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Sequence
 
 from kitgen.errors import BuildError, UnprintableContent
-from kitgen.plan import CardSheet, Grid, Rect, crop_marks
+from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
+from kitgen.plan.imposition import PAGE_MARGIN, back_band
+from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, draw_fitted
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup
@@ -32,7 +34,7 @@ class Design:
     pattern: str = "plain"
 
 
-def face_slots(width: float, height: float) -> dict[str, Slot]:
+def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slot]:
     """Where each part of a card face goes, as fractions of the safe area."""
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
 
@@ -41,13 +43,13 @@ def face_slots(width: float, height: float) -> dict[str, Slot]:
                     (right - left) * safe.width, (bottom - top) * safe.height)
 
     return {
-        "corner": Slot(band(0.0, 0.13, 0.0, 0.24), 16, bold=True, align="left"),
-        "title": Slot(band(0.0, 0.13, 0.24, 0.76), 14, bold=True),
-        "mark": Slot(band(0.0, 0.13, 0.76, 1.0), 14, bold=True, align="right"),
+        "corner": Slot(band(0.0, 0.13, 0.0, 0.24), 16 * scale, bold=True, align="left"),
+        "title": Slot(band(0.0, 0.13, 0.24, 0.76), 14 * scale, bold=True),
+        "mark": Slot(band(0.0, 0.13, 0.76, 1.0), 14 * scale, bold=True, align="right"),
         "symbol": Slot(band(0.15, 0.50), 60, bold=True),
-        "caption": Slot(band(0.50, 0.60), 12, bold=True),
-        "text": Slot(band(0.61, 0.86), 10),
-        "footer": Slot(band(0.86, 0.95), 11, bold=True),
+        "caption": Slot(band(0.50, 0.60), 12 * scale, bold=True),
+        "text": Slot(band(0.61, 0.86), 10 * scale),
+        "footer": Slot(band(0.86, 0.95), 11 * scale, bold=True),
         "kit": Slot(band(0.95, 1.0, 0.5, 1.0), 7, align="right", color=GREY),
     }
 
@@ -65,7 +67,7 @@ def back_slots(width: float, height: float) -> tuple[Rect, dict[str, Slot]]:
     }
 
 
-COLORED_PARTS = {"corner", "mark", "symbol"}
+COLORED_PARTS = {"corner", "title", "mark", "symbol"}
 NAMED_COLORS = {"black": (0, 0, 0), "red": (0.78, 0.05, 0.05), "blue": (0.05, 0.2, 0.7), "green": (0.05, 0.45, 0.15)}
 
 
@@ -104,12 +106,12 @@ def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
                  f"(contrast {contrast_on_white(slot.color):.1f}:1, want {MIN_CONTRAST}:1)")
 
 
-def _draw_face(canvas, design: Design, width: float, height: float) -> None:
+def _draw_face(canvas, design: Design, width: float, height: float, style: Style) -> None:
     canvas.setStrokeColorRGB(*GREY)
     canvas.setLineWidth(0.6)
     frame = Rect(0, 0, width, height).inset(FRAME_INSET)
     canvas.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5), stroke=1, fill=0)
-    slots = face_slots(width, height)
+    slots = face_slots(width, height, style.text_scale)
     rule_y = slots["title"].box.y - mm(0.6)
     canvas.setLineWidth(0.4)
     canvas.line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y)
@@ -144,22 +146,30 @@ def _draw_pattern(canvas, pattern: str, width: float, height: float) -> None:
             offset += step * 1.5
 
 
-def _draw_back(canvas, design: Design, width: float, height: float) -> None:
-    canvas.saveState()
-    path = canvas.beginPath()
-    path.rect(0, 0, width, height)
-    canvas.clipPath(path, stroke=0, fill=0)
-    _draw_pattern(canvas, design.pattern, width, height)
-    canvas.restoreState()
+def _draw_back(canvas, design: Design, width: float, height: float, style: Style, bleed: float = 0.0) -> None:
+    """The pattern fills the whole art box (the card plus its bleed); a panel carries the words."""
     panel, slots = back_slots(width, height)
-    canvas.setFillGray(1)
     canvas.setStrokeGray(0.2)
     canvas.setLineWidth(0.8)
-    canvas.roundRect(panel.x, panel.y, panel.width, panel.height, mm(2), stroke=1, fill=1)
+    if style.light:  # outlines only: a double frame instead of a filled pattern
+        frame = Rect(0, 0, width, height).inset(FRAME_INSET)
+        canvas.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5))
+        canvas.roundRect(panel.x, panel.y, panel.width, panel.height, mm(2))
+    else:
+        canvas.saveState()
+        path = canvas.beginPath()
+        path.rect(-bleed, -bleed, width + 2 * bleed, height + 2 * bleed)
+        canvas.clipPath(path, stroke=0, fill=0)
+        canvas.translate(-bleed, -bleed)
+        _draw_pattern(canvas, design.pattern, width + 2 * bleed, height + 2 * bleed)
+        canvas.restoreState()
+        canvas.setFillGray(1)
+        canvas.setStrokeGray(0.2)
+        canvas.roundRect(panel.x, panel.y, panel.width, panel.height, mm(2), stroke=1, fill=1)
     _draw_slots(canvas, design, slots)
 
 
-def _draw_slip(canvas, design: Design, width: float, height: float) -> None:
+def _draw_slip(canvas, design: Design, width: float, height: float, style: Style) -> None:
     """A small form; with a fold line, the outside half is hatched so writing on the inside stays hidden."""
     canvas.setStrokeGray(0.3)
     canvas.setLineWidth(0.5)
@@ -169,15 +179,16 @@ def _draw_slip(canvas, design: Design, width: float, height: float) -> None:
     fold = design.xml.get("fold") == "yes"
     inside = Rect(safe.x, safe.y, safe.width, safe.height / 2 - mm(2)) if fold else safe
     if fold:
-        canvas.saveState()
-        clip = canvas.beginPath()
-        clip.rect(frame.x, height / 2, frame.width, frame.top - height / 2)
-        canvas.clipPath(clip, stroke=0, fill=0)
-        _draw_pattern(canvas, "stripes", width, height)
-        canvas.restoreState()
         outside = Rect(safe.x + mm(2), height / 2 + mm(3), safe.width - mm(4), safe.top - height / 2 - mm(6))
-        canvas.setFillGray(1)
-        canvas.rect(outside.x, outside.y, outside.width, outside.height, stroke=0, fill=1)
+        if not style.light:  # hatching hides what is written inside when the slip is folded
+            canvas.saveState()
+            clip = canvas.beginPath()
+            clip.rect(frame.x, height / 2, frame.width, frame.top - height / 2)
+            canvas.clipPath(clip, stroke=0, fill=0)
+            _draw_pattern(canvas, "stripes", width, height)
+            canvas.restoreState()
+            canvas.setFillGray(1)
+            canvas.rect(outside.x, outside.y, outside.width, outside.height, stroke=0, fill=1)
         texts = [inline_markup(e) for e in design.xml.findall("outside")]
         title = design.xml.find("title")
         markup = "<br/>".join(([f"<b>{inline_markup(title)}</b>"] if title is not None else []) + texts)
@@ -214,16 +225,8 @@ def plain(element: ET.Element) -> str:
     return "".join(element.itertext()).strip()
 
 
-def _draw_marks(canvas, grid: Grid) -> None:
-    canvas.setStrokeGray(0)
-    canvas.setLineWidth(0.25)
-    for mark in crop_marks(grid):
-        canvas.line(mark.x0, mark.y0, mark.x1, mark.y1)
-
-
-def _draw_calibration(canvas, grid: Grid, label: str, ruler_note: str, letter: bool) -> None:
+def _draw_calibration(canvas, band: Rect, label: str, ruler_note: str, letter: bool) -> None:
     """A 100 mm ruler (and a 4 in one on Letter) with the words to check it, then the sheet label."""
-    band = grid.band
     x0 = band.x + mm(2)
     y = band.y + (mm(4.5) if letter else mm(3))
     length_mm = mm(100)
@@ -248,7 +251,39 @@ def _draw_calibration(canvas, grid: Grid, label: str, ruler_note: str, letter: b
     draw_fitted(canvas, escape(label), Slot(lower, 7, align="left", min_size=5))
 
 
+
+
+def _draw_cut_lines(canvas, rects: list[Rect]) -> None:
+    """Thin lines exactly on every card's cut line."""
+    canvas.setStrokeGray(0.45)
+    canvas.setLineWidth(0.25)
+    for rect in rects:
+        canvas.rect(rect.x, rect.y, rect.width, rect.height, stroke=1, fill=0)
+
+
+def _draw_fold_line(canvas, grid: Grid, label: str) -> None:
+    fold = grid.fold_y
+    canvas.setStrokeGray(0)
+    canvas.setLineWidth(0.4)
+    canvas.setDash(4, 3)
+    canvas.line(PAGE_MARGIN, fold, grid.page.width - PAGE_MARGIN, fold)
+    canvas.setDash()
+    canvas.setFont(REGULAR, 7)
+    canvas.setFillGray(0)
+    canvas.drawString(PAGE_MARGIN, fold + mm(1), label)
+
+
 DRAW = {"face": _draw_face, "back": _draw_back, "slip": _draw_slip}
+
+
+@dataclass(frozen=True)
+class SheetText:
+    """The words printed on every card sheet, already translated."""
+
+    title: str
+    sheet_label: Callable[[int, int, str], str]
+    ruler_note: str
+    fold_label: str = "fold"
 
 
 def render_card_sheets(
@@ -259,50 +294,78 @@ def render_card_sheets(
     back_of: Callable[[Hashable], Hashable],
     face_key: Callable[[Hashable], Hashable],
     *,
-    title: str,
-    sheet_label: Callable[[int, int, str], str],
-    ruler_note: str,
+    text: SheetText,
     letter: bool,
+    style: Style = Style(),
 ) -> tuple[bytes, int]:
-    """The cards PDF (face page, back page, ...) and its page count."""
+    """The cards PDF and its page count: face pages each followed by its back page (duplex), faces with
+    their backs below a fold line (gutter fold), or faces alone (no backs)."""
     from reportlab.pdfgen.canvas import Canvas
 
     register_fonts()
+    sheet_options = grid.sheet
+    with_backs = backs is not None and (sheet_options.fold or sheet_options.duplex != "none")
     buffer = io.BytesIO()
     canvas = Canvas(buffer, pagesize=tuple(grid.page), invariant=1, pageCompression=1)
-    canvas.setTitle(title)
+    canvas.setTitle(text.title)
     canvas.setAuthor("kitgen")
     canvas.setCreator("kitgen")
     canvas.setViewerPreference("PrintScaling", "None")
-    if backs is not None:
-        canvas.setViewerPreference("Duplex", "DuplexFlipLongEdge")
-    width, height = grid.card.width, grid.card.height
+    if with_backs and not sheet_options.fold:
+        canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if sheet_options.duplex == "short"
+                                   else "DuplexFlipLongEdge")
+    width, height, bleed = grid.card.width, grid.card.height, sheet_options.bleed
     forms: dict[tuple[str, Hashable], str] = {}
 
-    def form(kind: str, key: Hashable, design: Design) -> str:
+    def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> None:
         if (kind, key) not in forms:
-            name = f"{kind}{len(forms)}"
-            canvas.beginForm(name, 0, 0, width, height)
-            DRAW[design.kind](canvas, design, width, height)
+            forms[(kind, key)] = f"{kind}{len(forms)}"
+            canvas.beginForm(forms[(kind, key)], -bleed, -bleed, width + bleed, height + bleed)
+            if design.kind == "back":
+                _draw_back(canvas, design, width, height, style, bleed)
+            else:
+                DRAW[design.kind](canvas, design, width, height, style)
             canvas.endForm()
-            forms[(kind, key)] = name
-        return forms[(kind, key)]
+        canvas.saveState()
+        if rotated:
+            canvas.translate(rect.right, rect.top)
+            canvas.rotate(180)
+        else:
+            canvas.translate(rect.x, rect.y)
+        canvas.doForm(forms[(kind, key)])
+        canvas.restoreState()
 
+    def finish(side: str, sheet: CardSheet, marks: list, outlines: list[Rect], band: Rect) -> None:
+        if style.cut_lines in ("marks", "both"):
+            canvas.setStrokeGray(0)
+            canvas.setLineWidth(0.25)
+            for mark in marks:
+                canvas.line(mark.x0, mark.y0, mark.x1, mark.y1)
+        if style.cut_lines in ("lines", "both"):
+            _draw_cut_lines(canvas, outlines)
+        _draw_calibration(canvas, band, text.sheet_label(sheet.number, len(sheets), side), text.ruler_note, letter)
+        canvas.showPage()
+
+    rotated = backs_rotated(sheet_options)
     pages = 0
     for sheet in sheets:
-        sides = (("faces", sheet.faces), ("backs", sheet.backs)) if backs is not None else (("faces", sheet.faces),)
-        for side, placements in sides:
-            for rect, item in placements:
-                key = face_key(item) if side == "faces" else back_of(item)
-                design = faces[key] if side == "faces" else backs[key]  # type: ignore[index]
-                name = form("face" if side == "faces" else "back", key, design)
-                canvas.saveState()
-                canvas.translate(rect.x, rect.y)
-                canvas.doForm(name)
-                canvas.restoreState()
-            _draw_marks(canvas, grid)
-            _draw_calibration(canvas, grid, sheet_label(sheet.number, len(sheets), side), ruler_note, letter)
-            canvas.showPage()
+        for rect, item in sheet.faces:
+            place(rect, "face", face_key(item), faces[face_key(item)], False)
+        if with_backs and sheet_options.fold:
+            for rect, item in sheet.backs:
+                place(rect, "back", back_of(item), backs[back_of(item)], True)  # type: ignore[index]
+            _draw_fold_line(canvas, grid, text.fold_label)
+            finish("faces", sheet, crop_marks(grid), [r for r, _ in sheet.faces] + [r for r, _ in sheet.backs],
+                   grid.band)
+            pages += 1
+            continue
+        finish("faces", sheet, crop_marks(grid), [r for r, _ in sheet.faces], grid.band)
+        pages += 1
+        if with_backs:
+            canvas.translate(*style.back_offset)  # the printer's measured shift, on back pages only
+            for rect, item in sheet.backs:
+                place(rect, "back", back_of(item), backs[back_of(item)], rotated)  # type: ignore[index]
+            finish("backs", sheet, back_marks(grid), [r for r, _ in sheet.backs], back_band(grid))
             pages += 1
     canvas.save()
     return buffer.getvalue(), pages

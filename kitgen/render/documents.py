@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from reportlab.platypus import Flowable
+
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup, plain_text
@@ -13,6 +15,7 @@ from kitgen.units import PaperSize, mm, parse_length
 
 MARGIN = mm(15)
 BODY_SIZE = 10.5
+LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
 
 
 @dataclass(frozen=True)
@@ -22,23 +25,27 @@ class RenderedDocument:
     text: list[str]  # every paragraph printed, for leak checks
 
 
-def _styles() -> dict[str, object]:
+def _styles(scale: float) -> dict[str, object]:
+    """Paragraph styles; `scale` enlarges everything for large print (body 10.5 pt → 14.7 pt)."""
     from reportlab.lib.enums import TA_CENTER
     from reportlab.lib.styles import ParagraphStyle
 
     register_fonts()
-    body = ParagraphStyle("body", fontName=REGULAR, fontSize=BODY_SIZE, leading=BODY_SIZE * 1.3, spaceAfter=4)
+    size = BODY_SIZE * scale
+    body = ParagraphStyle("body", fontName=REGULAR, fontSize=size, leading=size * 1.3, spaceAfter=4)
+
+    def style(name: str, points: float, **extra) -> ParagraphStyle:
+        return ParagraphStyle(name, parent=body, fontSize=points * scale, leading=points * scale * 1.25, **extra)
+
     return {
-        "h1": ParagraphStyle("h1", parent=body, fontName=BOLD, fontSize=18, leading=22, spaceAfter=6),
-        "h2": ParagraphStyle("h2", parent=body, fontName=BOLD, fontSize=12.5, leading=16, spaceBefore=8,
-                             spaceAfter=3),
+        "h1": style("h1", 18, fontName=BOLD, spaceAfter=6),
+        "h2": style("h2", 12.5, fontName=BOLD, spaceBefore=8, spaceAfter=3),
         "p": body,
-        "small": ParagraphStyle("small", parent=body, fontSize=8.5, leading=11),
-        "li": ParagraphStyle("li", parent=body, leftIndent=12, bulletIndent=2, spaceAfter=2),
-        "banner": ParagraphStyle("banner", parent=body, fontName=BOLD, fontSize=11, leading=14,
-                                 alignment=TA_CENTER),
-        "th": ParagraphStyle("th", parent=body, fontName=BOLD, fontSize=10, leading=12, spaceAfter=0),
-        "td": ParagraphStyle("td", parent=body, fontSize=10, leading=12, spaceAfter=0),
+        "small": style("small", 8.5 if scale == 1 else 10.5),
+        "li": ParagraphStyle("li", parent=body, leftIndent=12 * scale, bulletIndent=2, spaceAfter=2),
+        "banner": style("banner", 11, fontName=BOLD, alignment=TA_CENTER),
+        "th": style("th", 10, fontName=BOLD, spaceAfter=0),
+        "td": style("td", 10, spaceAfter=0, embeddedHyphenation=1, splitLongWords=0),
     }
 
 
@@ -46,8 +53,10 @@ class _Builder:
     """Turns the document vocabulary (h1, h2, p, small, li, banner, nameline, table, spacer,
     pagebreak, onepage) into flowables, recording every printed text."""
 
-    def __init__(self, width: float, label: str):
-        self.styles = _styles()
+    def __init__(self, width: float, height: float, label: str, large_print: bool = False):
+        self.height = height
+        self.scale = LARGE_PRINT_SCALE if large_print else 1.0
+        self.styles = _styles(self.scale)
         self.width = width
         self.label = label
         self.text: list[str] = []
@@ -83,7 +92,10 @@ class _Builder:
             elif tag == "box":
                 result.append(self.box(element))
             elif tag == "onepage":
-                result.append(KeepInFrame(self.width, 10_000, self.flowables(element), mode="shrink"))
+                inner = self.flowables(element)
+                # one page for the table; large print keeps its size and may run over
+                result.extend(inner) if self.scale > 1 else result.append(
+                    KeepInFrame(self.width, self.height, inner, mode="shrink"))
             else:
                 raise BuildError(f"{self.label}: template markup <{tag}> is not part of the document vocabulary")
         return result
@@ -94,7 +106,7 @@ class _Builder:
         labels = [plain_text(item) for item in element]
         self.text.extend(labels)
         cells = [[self.paragraph(item, "p") for item in element]]
-        table = Table(cells, colWidths=[self.width / max(len(labels), 1)] * len(labels), rowHeights=[mm(12)])
+        table = Table(cells, colWidths=[self.width / max(len(labels), 1)] * len(labels), rowHeights=[mm(12) * self.scale])
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.6, (0, 0, 0)),
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 10)]))
@@ -110,12 +122,20 @@ class _Builder:
         return table
 
     def table(self, element: ET.Element):
+        """A grid table; with `minrow`, the rows shrink (down to it) so that the table fits the page."""
+        if element.get("minrow") and element.get("rowheight"):
+            minimum = parse_length(element.get("minrow")) * self.scale
+            return FitRowsTable(lambda height: self._table(element, height), minimum)
+        return self._table(element, None)
+
+    def _table(self, element: ET.Element, row_height: float | None):
         from reportlab.platypus import Table, TableStyle
 
         rows = element.findall("tr")
         weights = [float(w) for w in element.get("widths", "").split()] or [1.0] * len(rows[0])
         widths = [self.width * w / sum(weights) for w in weights]
-        row_height = parse_length(element.get("rowheight")) if element.get("rowheight") else None
+        if row_height is None and element.get("rowheight"):
+            row_height = parse_length(element.get("rowheight")) * self.scale
         cells = [[self.paragraph(cell, "th" if cell.tag == "th" else "td") for cell in row] for row in rows]
         header_rows = sum(1 for row in rows if row and row[0].tag == "th")
         heights = [None] * header_rows + [row_height] * (len(rows) - header_rows)
@@ -127,8 +147,37 @@ class _Builder:
         return table
 
 
-def render_document(root: ET.Element, paper: PaperSize, *, title: str,
-                    footer: Callable[[int], str]) -> RenderedDocument:
+class FitRowsTable(Flowable):
+    """A table whose data rows take the height that fits the space left on the page, within limits."""
+
+    def __init__(self, make: Callable[[float | None], Flowable], minimum: float):
+        super().__init__()
+        self.make, self.minimum = make, minimum
+        self.table = make(None)
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        full = self.make(None)
+        _, height = full.wrap(available_width, available_height)
+        rows = list(full._rowHeights)
+        data_rows = range(full.repeatRows, len(rows))
+        if height > available_height and len(data_rows):
+            fixed = height - sum(rows[i] for i in data_rows)
+            row = max(self.minimum, (available_height - fixed - 1) / len(data_rows))
+            self.table = self.make(min(row, rows[data_rows[0]]))
+        else:
+            self.table = full
+        return self.table.wrap(available_width, available_height)
+
+    def split(self, available_width: float, available_height: float) -> list:
+        self.wrap(available_width, available_height)
+        return self.table.split(available_width, available_height)
+
+    def draw(self) -> None:
+        self.table.drawOn(self.canv, 0, 0)
+
+
+def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
+                    large_print: bool = False) -> RenderedDocument:
     """A PDF from a `<doc>` element; `footer(page_number)` labels each page."""
     from reportlab.platypus import SimpleDocTemplate
 
@@ -138,7 +187,7 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str,
     document = SimpleDocTemplate(buffer, pagesize=tuple(paper), leftMargin=MARGIN, rightMargin=MARGIN,
                                  topMargin=MARGIN, bottomMargin=MARGIN + mm(4), title=title,
                                  author="kitgen", creator="kitgen", invariant=1)
-    builder = _Builder(document.width, title)
+    builder = _Builder(document.width, document.height, title, large_print)
     story = builder.flowables(root)
 
     def decorate(canvas, doc) -> None:

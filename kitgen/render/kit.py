@@ -6,12 +6,13 @@ from typing import Callable
 
 import jinja2
 
-from kitgen.checks import card_texts, evaluate_hand, score_set, table_cards
+from kitgen.checks import card_texts, data_value, evaluate_hand, score_set, table_cards
 from kitgen.load.model import Activity
 from kitgen.load.yaml_source import SourceMap
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
-from kitgen.render.cards import Design, render_card_sheets
+from kitgen.render.cards import Design, SheetText, render_card_sheets
+from kitgen.render.style import Style
 from kitgen.render.documents import render_document
 from kitgen.render.markup import render_template
 from kitgen.units import PAPER_SIZES, to_mm
@@ -37,11 +38,11 @@ class RenderedFile:
     pages: int
     for_players: bool
     text: list[str] = field(default_factory=list)
+    sheets: int = 0  # sheets of paper; 0 means one per page
 
-    @property
-    def sheets(self) -> int:
-        """Sheets of paper: card files print two-sided."""
-        return self.pages // 2 if self.role in ("cards", "optional-cards") else self.pages
+    def __post_init__(self) -> None:
+        if not self.sheets:
+            object.__setattr__(self, "sheets", self.pages)
 
 
 @dataclass
@@ -54,6 +55,7 @@ class KitRenderer:
     stem: str
     gettext: Callable[[str], str]
     source: SourceMap | None = None
+    style: Style = Style()
 
     def where(self, loc: tuple, what: str) -> str:
         """`file:line:column: decks[0].cards[1] (what)` for error messages about rendered content."""
@@ -73,6 +75,9 @@ class KitRenderer:
         if self.letter:
             return _("Check with a ruler: 100 mm above, 4 in below, at 100% / Actual size.")
         return _("Check with a ruler: this bar is 100 mm long at 100% / Actual size.")
+
+    def sheet_text(self, title: str, what: str) -> SheetText:
+        return SheetText(title, self.sheet_label(what), self.ruler_note(), self.gettext("fold here"))
 
     def sheet_label(self, what: str) -> Callable[[int, int, str], str]:
         _ = self.gettext
@@ -114,9 +119,8 @@ class KitRenderer:
         data, pages = render_card_sheets(
             deck_file.sheets, self.plan.grid, faces, backs,
             back_of=lambda ref: (ref.deck, ref.kit), face_key=lambda ref: (ref.deck, ref.kind, ref.kit),
-            title=f"{activity.title} · {what}", sheet_label=self.sheet_label(what),
-            ruler_note=self.ruler_note(), letter=self.letter)
-        return RenderedFile(name, role, data, pages, True)
+            text=self.sheet_text(f"{activity.title} · {what}", what), letter=self.letter, style=self.style)
+        return RenderedFile(name, role, data, pages, True, sheets=len(deck_file.sheets))
 
     def slip_file(self, plan: SlipPlan) -> RenderedFile:
         _ = self.gettext
@@ -126,8 +130,8 @@ class KitRenderer:
         design = Design(slip.id, self.where(("slips", index), f"slip {slip.id!r}"), xml, "slip")
         data, pages = render_card_sheets(
             plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
-            title=f"{self.activity.title} · {slip.title}", sheet_label=self.sheet_label(_("slips")),
-            ruler_note=self.ruler_note(), letter=self.letter)
+            text=self.sheet_text(f"{self.activity.title} · {slip.title}", _("slips")), letter=self.letter,
+            style=self.style)
         return RenderedFile(f"{self.stem}-{slip.id}.pdf", "slips", data, pages, True,
                             [slip.title, *slip.outside, *slip.lines])
 
@@ -157,20 +161,29 @@ class KitRenderer:
         kits = [{"number": kit, "label": self.kit_label(kit)} for kit in self.plan.kit_numbers]
         root = render_template(self.env, template, activity=activity, seats=seats, kits=kits, **context)
         suffix = f" · {_('for the adult only')}" if role == "host-key" else ""
-        rendered = render_document(root, self.plan.paper, title=f"{activity.title} · {label}",
+        rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
+                                   title=f"{activity.title} · {label}",
                                    footer=lambda n: f"{activity.title} · {label}{suffix} · {_('page')} {n}")
         return RenderedFile(f"{self.stem}-{role}.pdf", role, rendered.data, rendered.pages, for_players,
                             rendered.text)
+
+    def printing(self) -> dict:
+        """The printing choices, as the print guide states them."""
+        sheet, style = self.plan.grid.sheet, self.style
+        return {"duplex": sheet.duplex, "fold": sheet.fold, "bleed": f"{to_mm(sheet.bleed):g}" if sheet.bleed else "",
+                "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
+                "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 
     def totals(self, files: list[RenderedFile]) -> dict:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
         card_stock = sum(f.sheets for f in files if f.role in ("cards", "optional-cards"))
         plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards")) + 1  # + this guide
-        main_cards = sum(d.cards for d in self.plan.decks if not d.optional)
         grid = self.plan.grid
-        cut_sheets = sum(len(d.sheets) for d in self.plan.decks if not d.optional)
-        cuts = cut_sheets * (grid.columns + 1 + grid.rows + 1)
-        return {"card_stock": card_stock, "plain": plain, "cards": main_cards,
+        pieces = sum(d.cards for d in self.plan.decks) + sum(
+            len(sheet.faces) for slip in self.plan.slips for sheet in slip.sheets)
+        cuts = sum(len(d.sheets) for d in self.plan.decks) * (grid.columns + grid.rows + 2) + sum(
+            len(s.sheets) * (s.grid.columns + s.grid.rows + 2) for s in self.plan.slips)
+        return {"card_stock": card_stock, "plain": plain, "cards": pieces,
                 "cutting_minutes": max(1, round(cuts * 10 / 60))}  # about 10 s a straight cut with a ruler
 
     def host_key_context(self) -> dict:
@@ -185,7 +198,8 @@ class KitRenderer:
         for table in key.card_tables:
             rows = []
             for card in table_cards(activity, table):
-                values = [card.data.get(f.field, "") for f in table.fields]
+                values = [data_value(card, f.field) for f in table.fields]
+                values = ["" if v is None else v for v in values]
                 total = sum(v for v in values if isinstance(v, (int, float)))
                 rows.append((card, values, total))
             tables.append((table, rows))
@@ -206,6 +220,6 @@ class KitRenderer:
             paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
             card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
-            player_count=len(self.plan.seats), kit_count=self.plan.kits,
+            player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
             totals=self.totals(files)))
         return files
