@@ -19,7 +19,7 @@ def calibration_pdf(page: PaperSize, duplex: str = "long") -> bytes:
 
     register_fonts()
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=tuple(page), invariant=1)
+    canvas = Canvas(buffer, pagesize=tuple(page), invariant=1, initialFontName=REGULAR)
     canvas.setTitle("kitgen duplex alignment test")
     canvas.setViewerPreference("PrintScaling", "None")
     canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if duplex == "short" else "DuplexFlipLongEdge")

@@ -187,7 +187,7 @@ def _reference_problems(activity: Activity, source) -> list[Problem]:
             problems.append(_located(source, ("host_key", "sets", n), why))
         elif example.points is not None and result and result.points != example.points:
             problems.append(_located(source, ("host_key", "sets", n, "points"),
-                                     f"the scoring rule gives {result.points} points, the content says {example.points}"))
+                                     f"the scoring rule gives {result.points} point(s), the content says {example.points}"))
     return problems
 
 

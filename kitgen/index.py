@@ -56,13 +56,14 @@ def _catalogue_pdf(entries) -> bytes:
     from kitgen.units import PAPER_SIZES, mm
 
     register_fonts()
-    body = ParagraphStyle("body", fontName=REGULAR, fontSize=9.5, leading=12.5)
+    body = ParagraphStyle("body", fontName=REGULAR, fontSize=9.5, leading=12.5, bulletFontName=REGULAR)
     head = ParagraphStyle("head", fontName=BOLD, fontSize=13, leading=16, spaceAfter=3)
     buffer = io.BytesIO()
     page = PAPER_SIZES["a4"]
     document = SimpleDocTemplate(buffer, pagesize=tuple(page), leftMargin=mm(15), rightMargin=mm(15),
                                  topMargin=mm(15), bottomMargin=mm(15), title="Activity library",
-                                 author="kitgen", creator="kitgen", invariant=1)
+                                 author="kitgen", creator="kitgen", invariant=1,
+                                 initialFontName=REGULAR)
     story: list = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
                    Spacer(1, mm(4))]
     esc = html.escape
@@ -79,7 +80,7 @@ def _catalogue_pdf(entries) -> bytes:
         w, h = reader.getSize()
         thumb = Image(io.BytesIO(png), width=mm(40), height=mm(40) * h / w)
         table = Table([[thumb, text]], colWidths=[mm(46), document.width - mm(46)])
-        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.5, (0.6, 0.6, 0.6)),
                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 8)]))
         story.append(table)

@@ -376,20 +376,12 @@ def font_problems(path: Path) -> list[str]:
     return sorted(set(problems))
 
 
-UNUSED_HELVETICA = ("kitgen bug: ReportLab's default initial font adds a non-embedded /Helvetica resource to "
-                    "every page (Canvas/SimpleDocTemplate need initialFontName=REGULAR, tables a FONTNAME)")
-BULLET_HELVETICA = ("kitgen bug: list bullets are drawn in non-embedded Helvetica (ParagraphStyle "
-                    "bulletFontName defaults to Helvetica; render/documents.py does not set it)")
-
-
-@pytest.mark.parametrize("role", [pytest.param(r, marks=pytest.mark.xfail(reason=UNUSED_HELVETICA, strict=True))
-                                  for r in ROLES])
+@pytest.mark.parametrize("role", ROLES)
 def test_every_font_resource_is_an_embedded_subset(kit, role):
     assert font_problems(file_of(kit, role)) == []
 
 
-@pytest.mark.parametrize("role", ["cards"] + [
-    pytest.param(r, marks=pytest.mark.xfail(reason=BULLET_HELVETICA, strict=True)) for r in ROLES[1:]])
+@pytest.mark.parametrize("role", ROLES)
 def test_every_drawn_glyph_uses_an_embedded_subset_font(kit, role):
     path = file_of(kit, role)
     embedded = {str(f.get("/BaseFont")).lstrip("/") for page in pdf_reader(path).pages

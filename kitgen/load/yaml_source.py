@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import yaml
 
 from kitgen.errors import ContentError, Problem, display_path
 
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~20× faster, same marks
 MAX_FILE_BYTES = 2_000_000
 MAX_NODES = 200_000  # bounds alias expansion ("billion laughs")
 
@@ -114,17 +116,29 @@ def _read_text(path: Path) -> str:
 
 
 def read_yaml(path: Path) -> tuple[Any, SourceMap]:
-    """Parse one YAML file into plain data and its source map; syntax errors become ContentError."""
+    """Parse one YAML file into plain data and its source map; syntax errors become ContentError.
+
+    Parsed once per process and file version (the result must not be modified).
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return _read_yaml(path, 0, -1)
+    return _read_yaml(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _read_yaml(path: Path, mtime_ns: int, size: int) -> tuple[Any, SourceMap]:
     shown = display_path(path)
     text = _read_text(path)
     source = SourceMap(shown)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = (error.problem or "invalid YAML").strip()
-        if "\t" in what or "'\\t'" in what:
+        if "tab" in what.lower():
             what += " (tabs cannot indent YAML, use spaces)"
         context = f" {error.context}" if error.context else ""
         if error.context_mark and error.problem_mark and error.context_mark.line != error.problem_mark.line:

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 from kitgen.plan.imposition import Rect
 from kitgen.plan.tiling import BoardLayout, Tile, alignment_marks
 from kitgen.render.fit import Slot, draw_fitted
-from kitgen.render.fonts import register_fonts
+from kitgen.render.fonts import REGULAR, register_fonts
 from kitgen.render.markup import inline_markup
 from kitgen.units import PaperSize, mm
 
@@ -64,7 +64,7 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str) 
 
     register_fonts()
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=tuple(page), invariant=1, pageCompression=1)
+    canvas = Canvas(buffer, pagesize=tuple(page), invariant=1, pageCompression=1, initialFontName=REGULAR)
     canvas.setTitle(title)
     canvas.setAuthor("kitgen")
     canvas.setCreator("kitgen")

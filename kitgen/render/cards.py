@@ -306,7 +306,7 @@ def render_card_sheets(
     sheet_options = grid.sheet
     with_backs = backs is not None and (sheet_options.fold or sheet_options.duplex != "none")
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=tuple(grid.page), invariant=1, pageCompression=1)
+    canvas = Canvas(buffer, pagesize=tuple(grid.page), invariant=1, pageCompression=1, initialFontName=REGULAR)
     canvas.setTitle(text.title)
     canvas.setAuthor("kitgen")
     canvas.setCreator("kitgen")

@@ -32,7 +32,8 @@ def _styles(scale: float) -> dict[str, object]:
 
     register_fonts()
     size = BODY_SIZE * scale
-    body = ParagraphStyle("body", fontName=REGULAR, fontSize=size, leading=size * 1.3, spaceAfter=4)
+    body = ParagraphStyle("body", fontName=REGULAR, fontSize=size, leading=size * 1.3, spaceAfter=4,
+                          bulletFontName=REGULAR)
 
     def style(name: str, points: float, **extra) -> ParagraphStyle:
         return ParagraphStyle(name, parent=body, fontSize=points * scale, leading=points * scale * 1.25, **extra)
@@ -107,7 +108,7 @@ class _Builder:
         self.text.extend(labels)
         cells = [[self.paragraph(item, "p") for item in element]]
         table = Table(cells, colWidths=[self.width / max(len(labels), 1)] * len(labels), rowHeights=[mm(12) * self.scale])
-        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"),
+        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.6, (0, 0, 0)),
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 10)]))
         return table
@@ -116,7 +117,7 @@ class _Builder:
         from reportlab.platypus import Table, TableStyle
 
         table = Table([[self.flowables(element)]], colWidths=[self.width])
-        table.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.2, (0, 0, 0)),
+        table.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.2, (0, 0, 0)), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                    ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
                                    ("TOPPADDING", (0, 0), (-1, -1), 6), ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
         return table
@@ -140,7 +141,8 @@ class _Builder:
         header_rows = sum(1 for row in rows if row and row[0].tag == "th")
         heights = [None] * header_rows + [row_height] * (len(rows) - header_rows)
         table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
-        style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE")]
+        style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                 ("FONTNAME", (0, 0), (-1, -1), REGULAR)]
         if header_rows:
             style += [("LINEBELOW", (0, header_rows - 1), (-1, header_rows - 1), 1.6, (0, 0, 0))]
         table.setStyle(TableStyle(style))
@@ -186,7 +188,7 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
     buffer = io.BytesIO()
     document = SimpleDocTemplate(buffer, pagesize=tuple(paper), leftMargin=MARGIN, rightMargin=MARGIN,
                                  topMargin=MARGIN, bottomMargin=MARGIN + mm(4), title=title,
-                                 author="kitgen", creator="kitgen", invariant=1)
+                                 author="kitgen", creator="kitgen", invariant=1, initialFontName=REGULAR)
     builder = _Builder(document.width, document.height, title, large_print)
     story = builder.flowables(root)
 

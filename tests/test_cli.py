@@ -1,0 +1,173 @@
+"""The command line: exit codes and the messages a user sees (CliRunner), plus one real subprocess build."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pypdf
+import pytest
+from click.testing import CliRunner
+
+from conftest import ACTIVITY, CONTENT, REPO, file_of
+from kitgen.cli import main
+
+LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<message>.+)$")
+WROTE = re.compile(r"^wrote (?P<path>.+?)  \((?P<pages>\d+) pages?\)$")
+
+
+@pytest.fixture()
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def stderr_of(result) -> str:
+    """What went to stderr (click ≥ 8.2 keeps it apart; older versions mix it into output)."""
+    try:
+        return result.stderr
+    except ValueError:
+        return result.output
+
+
+def assert_clean_exit(result, code: int) -> None:
+    assert result.exit_code == code, (result.exit_code, result.output)
+    assert isinstance(result.exception, SystemExit) or (code == 0 and result.exception is None), result.exception
+    assert "Traceback" not in result.output
+
+
+def written_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+# --------------------------------------------------------------------------- unknown activity
+
+
+def test_unknown_activity_exits_2_and_names_the_available_ones(runner, tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(main, ["build", "nope", "--content", str(CONTENT), "--out", str(out)])
+    assert_clean_exit(result, 2)
+    message = stderr_of(result)
+    assert "'nope'" in message
+    assert ACTIVITY in message
+    assert written_files(out) == []
+
+
+# --------------------------------------------------------------------------- broken YAML
+
+
+def broken_copy(folder: Path) -> tuple[Path, str]:
+    """growing-discard with its first `count: 6` spelled out as 'six' and a misspelt top-level key."""
+    text = (CONTENT / f"{ACTIVITY}.yaml").read_text(encoding="utf-8")
+    assert "count: 6" in text and "\ntitle: " in text
+    text = text.replace("count: 6", "count: six", 1)
+    title_line = next(line for line in text.splitlines() if line.startswith("title: "))
+    text = text.replace(title_line + "\n", f"{title_line}\ntitel: {title_line[len('title: '):]}\n", 1)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{ACTIVITY}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path, text
+
+
+def position_of(text: str, line_prefix: str, token: str) -> tuple[int, int]:
+    """1-based (line, column) of `token` on the first line that starts with `line_prefix` (after indentation)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(line_prefix):
+            return number, line.index(token) + 1
+    raise AssertionError(f"no line starts with {line_prefix!r}")
+
+
+def located(message: str, suffix: str) -> list[tuple[Path, int, int]]:
+    """Every `<file>:<line>:<col>: <suffix>` line of the message, as (file, line, column)."""
+    pattern = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): " + re.escape(suffix) + r"$")
+    found = []
+    for line in message.splitlines():
+        match = pattern.match(line.strip())
+        if match:
+            found.append((Path(match["file"]), int(match["line"]), int(match["col"])))
+    return found
+
+
+def test_broken_yaml_exits_2_with_located_plain_messages(runner, tmp_path):
+    content = tmp_path / "content"
+    path, text = broken_copy(content)
+    count_at = position_of(text, "count: six", "six")
+    key_at = position_of(text, "titel:", "titel")
+    out = tmp_path / "out"
+
+    result = runner.invoke(main, ["build", ACTIVITY, "--content", str(content), "--out", str(out)])
+
+    assert_clean_exit(result, 2)
+    message = stderr_of(result)
+    count_lines = located(message, "decks[0].cards[0].count: expected a positive integer, got 'six'")
+    assert len(count_lines) == 1, message
+    shown, line, column = count_lines[0]
+    assert (line, column) == count_at, f"expected line:col {count_at}, got {(line, column)}\n{message}"
+    assert shown.resolve() == path.resolve()  # the file as the user can open it (relative to cwd or absolute)
+
+    typo_lines = [ln for ln in message.splitlines() if "titel" in ln]
+    assert len(typo_lines) == 1, message
+    typo = LOCATED.match(typo_lines[0].strip())
+    assert typo, typo_lines[0]
+    assert Path(typo["file"]).resolve() == path.resolve()
+    assert (int(typo["line"]), int(typo["col"])) == key_at, typo_lines[0]
+    assert "did you mean 'title'" in typo["message"]
+
+    # both problems reported in one go, in file order, and nothing written
+    assert message.index("titel") < message.index("count")
+    assert written_files(out) == []
+
+
+def test_broken_yaml_with_debug_shows_the_exception(runner, tmp_path):
+    content = tmp_path / "content"
+    broken_copy(content)
+    result = runner.invoke(main, ["build", ACTIVITY, "--content", str(content), "--out", str(tmp_path / "o"),
+                                  "--debug"])
+    assert result.exit_code != 0
+    assert result.exception is not None and not isinstance(result.exception, SystemExit)
+
+
+# --------------------------------------------------------------------------- bad card sizes
+
+
+def test_card_too_big_for_the_paper_exits_2(runner, tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(main, ["build", ACTIVITY, "--content", str(CONTENT), "--out", str(out),
+                                  "--card-size", "300x400mm"])
+    assert_clean_exit(result, 2)
+    assert "does not fit" in stderr_of(result)
+    assert written_files(out) == []
+
+
+def test_malformed_card_size_exits_2(runner, tmp_path):
+    result = runner.invoke(main, ["build", ACTIVITY, "--content", str(CONTENT), "--out", str(tmp_path),
+                                  "--card-size", "63x88"])
+    assert_clean_exit(result, 2)
+    assert "'63x88'" in stderr_of(result)
+
+
+# --------------------------------------------------------------------------- a real process
+
+
+def test_python_m_kitgen_build_in_a_real_process(tmp_path, a4_kit):
+    env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
+    out = tmp_path / "out"
+    completed = subprocess.run([sys.executable, "-m", "kitgen", "build", ACTIVITY, "--out", str(out)],
+                               cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert "Traceback" not in completed.stderr + completed.stdout
+    wrote = [WROTE.match(line) for line in completed.stdout.splitlines() if line.startswith("wrote ")]
+    assert wrote and all(wrote), completed.stdout
+    reported = {Path(m["path"]).name: int(m["pages"]) for m in wrote}
+    expected_names = {f.path.name for f in a4_kit.files}
+    assert set(reported) == expected_names
+    for match in wrote:
+        path = Path(match["path"])
+        path = path if path.is_absolute() else REPO / path
+        assert path.is_file()
+        assert len(pypdf.PdfReader(path).pages) == int(match["pages"]), path.name
+        # the same bytes as the library build in this process: the CLI adds nothing and nothing depends
+        # on the process (dates, ids, dictionary order)
+        assert path.read_bytes() == file_of(a4_kit, next(f.role for f in a4_kit.files
+                                                           if f.path.name == path.name)).read_bytes(), path.name
