@@ -187,7 +187,7 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
             raise
         raise ContentError([loaded.source.problem(("card_size",), f"card_size: {error}")]) from None
     with collecting() as quality:
-        rendered = KitRenderer(activity, plan, env, stem, translations(activity.language).gettext,
+        rendered = KitRenderer(activity, plan, env, stem, translations(activity.language),
                                loaded.source, options.style()).render()
     secrets = host_only_texts(loaded)
     for document in rendered:

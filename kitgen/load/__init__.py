@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from kitgen.errors import ContentError, Problem, UsageError, display_path
 from kitgen.load.model import Activity
-from kitgen.load.problems import validation_problems
+from kitgen.load.problems import dotted, validation_problems
 from kitgen.load.yaml_source import SourceMap, read_yaml
 
 __all__ = ["Activity", "LoadedActivity", "load_activity"]
@@ -46,12 +46,21 @@ def edition_languages(path: Path) -> list[str]:
                   if len(p.suffixes) >= 2 and len(p.suffixes[-2]) == 3)
 
 
-def merge(base: Any, overlay: Any) -> Any:
-    """Deep merge: mappings key by key, lists item by item, anything else replaced by the overlay."""
+def merge(base: Any, overlay: Any, problems: list[tuple[tuple, str]] | None = None, loc: tuple = ()) -> Any:
+    """Deep merge: mappings key by key, lists item by item, anything else replaced by the overlay.
+
+    A list of mappings whose length differs from the base's is reported in `problems`: an edition
+    translates the items, it does not add or drop them.
+    """
     if isinstance(base, dict) and isinstance(overlay, dict):
-        return {**base, **{k: merge(base[k], v) if k in base else v for k, v in overlay.items()}}
-    if isinstance(base, list) and isinstance(overlay, list) and len(base) == len(overlay):
-        return [merge(b, o) for b, o in zip(base, overlay)]
+        return {**base, **{k: merge(base[k], v, problems, loc + (k,)) if k in base else v
+                           for k, v in overlay.items()}}
+    if isinstance(base, list) and isinstance(overlay, list):
+        if len(base) == len(overlay):
+            return [merge(b, o, problems, loc + (i,)) for i, (b, o) in enumerate(zip(base, overlay))]
+        if problems is not None and any(isinstance(item, dict) for item in base):
+            problems.append((loc, f"the edition lists {len(overlay)} items where the base file has {len(base)}; "
+                                  "expected the same items, translated, in the same order"))
     return overlay
 
 
@@ -74,7 +83,11 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
             raise UsageError(f"no {language!r} edition of {path.stem if path.stem != 'activity' else path.parent.name}"
                              f"; editions: {known}")
         overlay, overlay_source = read_yaml(overlay_path)
-        data = merge(data, _mapping(overlay, overlay_path))
+        mismatched: list[tuple[tuple, str]] = []
+        data = merge(data, _mapping(overlay, overlay_path), mismatched)
+        if mismatched:
+            raise ContentError([overlay_source.problem(loc, f"{dotted(loc)}: {message}")
+                                for loc, message in mismatched])
         data["language"] = language
         source = source.overlaid(overlay_source)
     try:

@@ -1,6 +1,7 @@
 """Render every file of one kit in memory: cards, slips, mats, player sheets, host key and print guide."""
 from __future__ import annotations
 
+import gettext
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -53,7 +54,7 @@ class KitRenderer:
     plan: KitPlan
     env: jinja2.Environment
     stem: str
-    gettext: Callable[[str], str]
+    catalog: gettext.NullTranslations
     source: SourceMap | None = None
     style: Style = Style()
 
@@ -65,6 +66,23 @@ class KitRenderer:
             return f"{dotted(loc)} ({what})"
         file, line, column = self.source.position(loc)
         return f"{file}:{line}:{column}: {dotted(loc)} ({what})"
+
+    @property
+    def gettext(self) -> Callable[[str], str]:
+        return self.catalog.gettext
+
+    def file_name(self, role: str, several: bool = False, item_id: str = "") -> str:
+        """`<stem>-<role>.pdf` with the role word in the edition's language (ASCII, from the catalog)."""
+        words = {
+            "cards": lambda c: c.pgettext("file name", "cards"),
+            "optional-deck": lambda c: c.pgettext("file name", "optional-deck"),
+            "slips": lambda c: c.pgettext("file name", "slips"),
+            "mat": lambda c: c.pgettext("file name", "mat"),
+            "sheets": lambda c: c.pgettext("file name", "sheets"),
+            "host-key": lambda c: c.pgettext("file name", "host-key"),
+            "print-guide": lambda c: c.pgettext("file name", "print-guide"),
+        }
+        return f"{self.stem}-{words[role](self.catalog)}{'-' + item_id if several else ''}.pdf"
 
     @property
     def letter(self) -> bool:
@@ -113,9 +131,10 @@ class KitRenderer:
                         kit=self.kit_label(kit)), "face")
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
-            name, role, what = f"{self.stem}-{deck.id}.pdf", "optional-cards", deck.name
+            several = sum(d.optional for d in activity.decks) > 1
+            name, role, what = self.file_name("optional-deck", several, deck.id), "optional-cards", deck.name
         else:
-            name, role, what = f"{self.stem}-cards.pdf", "cards", _("cards")
+            name, role, what = self.file_name("cards"), "cards", _("cards")
         data, pages = render_card_sheets(
             deck_file.sheets, self.plan.grid, faces, backs,
             back_of=lambda ref: (ref.deck, ref.kit), face_key=lambda ref: (ref.deck, ref.kind, ref.kit),
@@ -132,7 +151,8 @@ class KitRenderer:
             plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
             text=self.sheet_text(f"{self.activity.title} · {slip.title}", _("slips")), letter=self.letter,
             style=self.style)
-        return RenderedFile(f"{self.stem}-{slip.id}.pdf", "slips", data, pages, True,
+        name = self.file_name("slips", len(self.activity.slips) > 1, slip.id)
+        return RenderedFile(name, "slips", data, pages, True,
                             [slip.title, *slip.outside, *slip.lines])
 
     def board_files(self) -> list[RenderedFile]:
@@ -150,7 +170,8 @@ class KitRenderer:
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else ""))
             data, pages = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
-            files.append(RenderedFile(f"{self.stem}-{board.id}.pdf", "mat", data, pages, True,
+            name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
+            files.append(RenderedFile(name, "mat", data, pages, True,
                                       [board.title] + ([board.note] if board.note else [])))
         return files
 
@@ -160,12 +181,14 @@ class KitRenderer:
         seats = [{"label": self.seat_label(seat), "kit": seat.kit, "player": seat.player} for seat in self.plan.seats]
         kits = [{"number": kit, "label": self.kit_label(kit)} for kit in self.plan.kit_numbers]
         root = render_template(self.env, template, activity=activity, seats=seats, kits=kits, **context)
-        suffix = f" · {_('for the adult only')}" if role == "host-key" else ""
+        adult_only = _("for the adult only")
+        page_word = _("page")
+        suffix = f" · {adult_only}" if role == "host-key" else ""
         rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
                                    title=f"{activity.title} · {label}",
-                                   footer=lambda n: f"{activity.title} · {label}{suffix} · {_('page')} {n}")
-        return RenderedFile(f"{self.stem}-{role}.pdf", role, rendered.data, rendered.pages, for_players,
-                            rendered.text)
+                                   footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}")
+        name = self.file_name(role)
+        return RenderedFile(name, role, rendered.data, rendered.pages, for_players, rendered.text)
 
     def printing(self) -> dict:
         """The printing choices, as the print guide states them."""
@@ -174,10 +197,10 @@ class KitRenderer:
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 
-    def totals(self, files: list[RenderedFile]) -> dict:
+    def totals(self, files: list[RenderedFile], guide_pages: int) -> dict:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
         card_stock = sum(f.sheets for f in files if f.role in ("cards", "optional-cards"))
-        plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards")) + 1  # + this guide
+        plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards")) + guide_pages
         grid = self.plan.grid
         pieces = sum(d.cards for d in self.plan.decks) + sum(
             len(sheet.faces) for slip in self.plan.slips for sheet in slip.sheets)
@@ -213,13 +236,22 @@ class KitRenderer:
         files += self.board_files()
         files.append(self.document("player-sheets.xml.j2", "sheets", _("Player sheets"), True))
         files.append(self.document("host-key.xml.j2", "host-key", _("Host key"), False, **self.host_key_context()))
+        files.append(self.print_guide(files))
+        return files
+
+    def print_guide(self, files: list[RenderedFile]) -> RenderedFile:
+        """The guide counts its own pages in the totals: render once, and again if the count changed."""
         grid = self.plan.grid
         main = next((d for d in self.plan.decks if not d.optional), None)
-        files.append(self.document(
-            "print-guide.xml.j2", "print-guide", _("Print guide"), True, files=files,
-            paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
-            card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
-            card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
-            player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
-            totals=self.totals(files)))
-        return files
+        guide_pages = 1
+        while True:
+            guide = self.document(
+                "print-guide.xml.j2", "print-guide", self.gettext("Print guide"), True, files=files,
+                paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
+                card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
+                card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
+                player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
+                totals=self.totals(files, guide_pages))
+            if guide.pages == guide_pages:
+                return guide
+            guide_pages = guide.pages
