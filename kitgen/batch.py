@@ -1,15 +1,16 @@
 """Build a whole library: every activity and language edition, in parallel, one failure never stopping the rest."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from kitgen.build import BuildOptions, BuildResult, build_all_editions
 from kitgen.errors import KitgenError
 from kitgen.library import Library
+from kitgen.results import BuildOptions, BuildResult
 
 
 @dataclass
@@ -30,6 +31,8 @@ class ActivityReport:
 
 def build_one(activity_id: str, options: BuildOptions, content: Path) -> ActivityReport:
     """Build every edition of one activity; errors become part of the report."""
+    from kitgen.build import build_all_editions
+
     try:
         return ActivityReport(activity_id, build_all_editions(activity_id, options, Library(content)))
     except KitgenError as error:
@@ -38,26 +41,53 @@ def build_one(activity_id: str, options: BuildOptions, content: Path) -> Activit
         return ActivityReport(activity_id, error=f"internal error: {type(error).__name__}: {error}", exit_code=1)
 
 
+def _warm_up() -> None:
+    """Import the renderer and register the fonts once, before workers fork and share them."""
+    import kitgen.build  # noqa: F401
+    import kitgen.render.kit  # noqa: F401
+    from kitgen.render.fonts import register_fonts
+
+    register_fonts()
+
+
 def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
                   on_done: Callable[[ActivityReport], None] | None = None) -> list[ActivityReport]:
-    """Build every activity, `jobs` at a time (default: one per CPU core); reports in library order."""
-    ids = list(library.activity_files())
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(ids)))
+    """Build every activity, `jobs` at a time (default: one per CPU core); reports in library order.
+
+    Up-to-date activities are recognised here from their manifests, without loading the renderer.
+    """
+    from kitgen.inputs import fresh_results
+
+    files = library.activity_files()
     reports: dict[str, ActivityReport] = {}
+    stale = []
+    for activity_id, path in files.items():
+        fresh = fresh_results(path, library, options) if options.incremental else None
+        if fresh is None:
+            stale.append(activity_id)
+        else:
+            reports[activity_id] = ActivityReport(activity_id, fresh)
+            if on_done:
+                on_done(reports[activity_id])
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(stale)))
+    if stale:
+        _warm_up()
     if jobs == 1:
-        for activity_id in ids:
+        for activity_id in stale:
             reports[activity_id] = build_one(activity_id, options, library.content)
             if on_done:
                 on_done(reports[activity_id])
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(build_one, activity_id, options, library.content): activity_id for activity_id in ids}
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = [pool.submit(build_one, activity_id, options, library.content) for activity_id in stale]
             for future in as_completed(futures):
                 report = future.result()
                 reports[report.activity_id] = report
                 if on_done:
                     on_done(report)
-    return [reports[activity_id] for activity_id in ids]
+    return [reports[activity_id] for activity_id in files]
 
 
 def summary_table(reports: list[ActivityReport]) -> str:

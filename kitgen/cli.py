@@ -119,7 +119,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
       kitgen build growing-discard --fold --ink light
       kitgen build --all --printer room12
     """
-    from kitgen.build import BuildOptions
+    from kitgen.results import BuildOptions
 
     def run() -> None:
         from kitgen.library import Library
@@ -216,7 +216,7 @@ def check(activity_id: str | None, check_all: bool, content_dir: Path | None, de
       kitgen check --all
     """
     def run() -> None:
-        from kitgen.build import editions
+        from kitgen.load.editions import editions
         from kitgen.checks import check_activity
         from kitgen.library import Library
         from kitgen.load import load_activity
@@ -252,7 +252,7 @@ def list_activities(content_dir: Path | None, debug: bool) -> None:
       kitgen list --content ~/school-library/content
     """
     def run() -> None:
-        from kitgen.build import editions
+        from kitgen.load.editions import editions
         from kitgen.library import Library
         from kitgen.load import load_activity
 

@@ -15,7 +15,10 @@ ROLE_NAMES = {"cards": "cards (card stock, two-sided)", "optional-cards": "optio
 
 
 def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) -> tuple[Path, Path]:
-    """`index.pdf` and `index.html` in `out_dir`, covering every kit that was built."""
+    """`index.pdf` and `index.html` in `out_dir`, covering every kit; kept as they are when no kit changed."""
+    pdf_path, html_path = out_dir / "index.pdf", out_dir / "index.html"
+    if all(report.status == "up to date" for report in reports) and pdf_path.exists() and html_path.exists():
+        return pdf_path, html_path
     from kitgen.load import load_activity
 
     entries = []
@@ -23,7 +26,6 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
         for result in report.results:
             activity = load_activity(library.find(report.activity_id), result.language).activity
             entries.append((activity, result))
-    pdf_path, html_path = out_dir / "index.pdf", out_dir / "index.html"
     write_atomic(pdf_path, _catalogue_pdf(entries))
     write_atomic(html_path, _catalogue_html(entries, out_dir).encode("utf-8"))
     return pdf_path, html_path

@@ -6,9 +6,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-import jinja2
-from jinja2 import meta
-
+import re
 from kitgen.locale import LOCALE_DIR
 from kitgen.render.fonts import FONT_DIR
 from kitgen.write import MANIFEST
@@ -25,7 +23,24 @@ def file_hash(path: Path) -> str:
     return _hash(str(path), stat.st_mtime_ns, stat.st_size)
 
 
-def templates_used(env: jinja2.Environment, roots: set[str]) -> dict[str, str]:
+_REFERENCE = re.compile(r"""{%-?\s*(?:extends|include|import|from)\s+["']([^"']+)["']""")
+
+
+def resolve_template(dirs: list[Path], name: str) -> Path | None:
+    """The file `name` resolves to along the search path (the first folder that has it)."""
+    for folder in dirs:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=256)
+def _references(path: str, mtime_ns: int) -> tuple[str, ...]:
+    return tuple(_REFERENCE.findall(Path(path).read_text(encoding="utf-8")))
+
+
+def templates_used(dirs: list[Path], roots: set[str]) -> dict[str, str]:
     """Each template name a kit renders, with what it imports or extends, → the file it resolves to."""
     found: dict[str, str] = {}
     pending = sorted(roots)
@@ -33,9 +48,12 @@ def templates_used(env: jinja2.Environment, roots: set[str]) -> dict[str, str]:
         name = pending.pop()
         if name in found:
             continue
-        source, filename, _ = env.loader.get_source(env, name)  # type: ignore[union-attr]
-        found[name] = filename or name
-        pending += [n for n in meta.find_referenced_templates(env.parse(source)) if isinstance(n, str)]
+        path = resolve_template(dirs, name)
+        if path is None:
+            found[name] = ""
+            continue
+        found[name] = str(path)
+        pending += list(_references(str(path), path.stat().st_mtime_ns))
     return dict(sorted(found.items()))
 
 
@@ -69,3 +87,47 @@ def is_up_to_date(folder: Path, inputs: dict) -> bool:
         return False
     return all((folder / name).is_file() and (folder / name).stat().st_size == entry.get("bytes")
                for name, entry in manifest.get("files", {}).items())
+
+
+def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
+    from kitgen import __version__
+
+    if inputs.get("kitgen") != __version__ or inputs.get("options") != options:
+        return False
+    for name, digest in inputs.get("files", {}).items():
+        path = Path(name)
+        if not path.is_file() or file_hash(path) != digest:
+            return False
+    return all(str(resolve_template(template_dirs, name) or "") == resolved
+               for name, resolved in inputs.get("templates", {}).items())
+
+
+def fresh_results(activity_path: Path, library, options) -> list | None:
+    """The results of the last build of every edition when nothing they depend on changed, else None.
+
+    Reads only the manifests, the YAML of the activity file (for its id and language) and file hashes:
+    a no-op rebuild needs neither the validation model nor the renderer.
+    """
+    from kitgen.load.editions import editions
+    from kitgen.load.yaml_source import read_yaml
+    from kitgen.results import BuildResult, OutputFile
+
+    data, _ = read_yaml(activity_path)
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return None
+    languages = editions(activity_path)
+    template_dirs = library.template_dirs(activity_path.parent)
+    results = []
+    for language in languages:
+        stem = f"{data['id']}-{language}" if len(languages) > 1 else data["id"]
+        folder = Path(options.out_dir) / stem
+        manifest = read_manifest(folder)
+        if not manifest or not _unchanged(manifest.get("inputs", {}), options.recorded(), template_dirs):
+            return None
+        if not is_up_to_date(folder, manifest["inputs"]):
+            return None
+        files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
+                 for name, entry in manifest.get("files", {}).items()]
+        results.append(BuildResult(data["id"], language, folder, files, skipped=True,
+                                   quality=manifest.get("quality", [])))
+    return results

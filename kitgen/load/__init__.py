@@ -1,97 +1,22 @@
-"""Load stage: YAML files → validated `Activity` models with source positions."""
+"""Load stage: YAML files → validated `Activity` models with source positions.
+
+The names below are imported on first use, so that light callers (the up-to-date check of an
+incremental build) can read YAML without paying for the validation model.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from kitgen.errors import ContentError, Problem, UsageError, display_path
-from kitgen.load.model import Activity
-from kitgen.load.problems import dotted, validation_problems
-from kitgen.load.yaml_source import SourceMap, read_yaml
-
-__all__ = ["Activity", "LoadedActivity", "load_activity"]
+__all__ = ["Activity", "LoadedActivity", "edition_file", "edition_languages", "load_activity", "merge"]
 
 
-@dataclass(frozen=True)
-class LoadedActivity:
-    """A validated activity with the file it came from and where each value sits in it."""
+def __getattr__(name: str) -> Any:
+    if name == "Activity":
+        from kitgen.load.model import Activity
 
-    activity: Activity
-    path: Path
-    source: SourceMap
-    overlay: Path | None = None  # the edition file merged over `path`, if any
+        return Activity
+    if name in __all__:
+        from kitgen.load import loader
 
-    @property
-    def files(self) -> list[Path]:
-        """Every content file this edition was read from."""
-        return [self.path] + ([self.overlay] if self.overlay else [])
-
-    @property
-    def folder(self) -> Path:
-        """The folder whose files (templates, images) this activity may use."""
-        return self.path.parent
-
-
-def edition_file(path: Path, language: str) -> Path:
-    """`trash/activity.yaml` + `en` → `trash/activity.en.yaml`: the overlay holding that edition's text."""
-    return path.with_name(f"{path.stem}.{language}{path.suffix}")
-
-
-def edition_languages(path: Path) -> list[str]:
-    """Languages with an overlay file next to the activity file (the file's own language not included)."""
-    return sorted(p.suffixes[-2].lstrip(".") for p in path.parent.glob(f"{path.stem}.*{path.suffix}")
-                  if len(p.suffixes) >= 2 and len(p.suffixes[-2]) == 3)
-
-
-def merge(base: Any, overlay: Any, problems: list[tuple[tuple, str]] | None = None, loc: tuple = ()) -> Any:
-    """Deep merge: mappings key by key, lists item by item, anything else replaced by the overlay.
-
-    A list of mappings whose length differs from the base's is reported in `problems`: an edition
-    translates the items, it does not add or drop them.
-    """
-    if isinstance(base, dict) and isinstance(overlay, dict):
-        return {**base, **{k: merge(base[k], v, problems, loc + (k,)) if k in base else v
-                           for k, v in overlay.items()}}
-    if isinstance(base, list) and isinstance(overlay, list):
-        if len(base) == len(overlay):
-            return [merge(b, o, problems, loc + (i,)) for i, (b, o) in enumerate(zip(base, overlay))]
-        if problems is not None and any(isinstance(item, dict) for item in base):
-            problems.append((loc, f"the edition lists {len(overlay)} items where the base file has {len(base)}; "
-                                  "expected the same items, translated, in the same order"))
-    return overlay
-
-
-def _mapping(data: Any, path: Path) -> dict:
-    if not isinstance(data, dict):
-        raise ContentError([Problem(display_path(path), 1, 1,
-                                    "expected a mapping of keys (id, title, rules, decks, ...) at the top level")])
-    return data
-
-
-def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
-    """Read and validate one activity (in one language edition); every problem is reported at once."""
-    data, source = read_yaml(path)
-    data = _mapping(data, path)
-    overlay_path = None
-    if language is not None and language != data.get("language", "en"):
-        overlay_path = edition_file(path, language)
-        if not overlay_path.is_file():
-            known = ", ".join([str(data.get("language", "en")), *edition_languages(path)])
-            raise UsageError(f"no {language!r} edition of {path.stem if path.stem != 'activity' else path.parent.name}"
-                             f"; editions: {known}")
-        overlay, overlay_source = read_yaml(overlay_path)
-        mismatched: list[tuple[tuple, str]] = []
-        data = merge(data, _mapping(overlay, overlay_path), mismatched)
-        if mismatched:
-            raise ContentError([overlay_source.problem(loc, f"{dotted(loc)}: {message}")
-                                for loc, message in mismatched])
-        data["language"] = language
-        source = source.overlaid(overlay_source)
-    try:
-        activity = Activity.model_validate(data)
-    except ValidationError as error:
-        raise ContentError(validation_problems(error, Activity, source)) from None
-    return LoadedActivity(activity, path, source, overlay_path)
+        return getattr(loader, name)
+    raise AttributeError(name)

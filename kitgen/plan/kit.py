@@ -71,11 +71,6 @@ class KitPlan:
         return [0] if self.kits == 1 else list(range(1, self.kits + 1))
 
 
-def kits_for_class(class_size: int, players_per_kit: int) -> int:
-    """Kits needed so every student plays: 28 students, 2 per kit → 14; 29 → 15."""
-    return -(-class_size // players_per_kit)
-
-
 def _refs(activity: Activity, indexes: list[int], kits: list[int]) -> list[CardRef]:
     """Every printed card, kit after kit, deck after deck."""
     return [CardRef(d, k, kit) for kit in kits for d in indexes for k, kind in enumerate(activity.decks[d].cards)

@@ -62,14 +62,17 @@ class _Builder:
         self.label = label
         self.text: list[str] = []
 
-    def paragraph(self, element: ET.Element, style: str):
-        from reportlab.platypus import Paragraph
-
-        text = plain_text(element)
+    def check_glyphs(self, text: str) -> None:
         missing = missing_glyphs(text)
         if missing:
             shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
             raise UnprintableContent(f"{self.label}: the bundled font cannot draw {shown} in {text[:60]!r}")
+
+    def paragraph(self, element: ET.Element, style: str):
+        from reportlab.platypus import Paragraph
+
+        text = plain_text(element)
+        self.check_glyphs(text)
         self.text.append(text)
         bullet = "•" if style == "li" else None
         return Paragraph(inline_markup(element), self.styles[style], bulletText=bullet)
@@ -122,31 +125,42 @@ class _Builder:
                                    ("TOPPADDING", (0, 0), (-1, -1), 6), ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
         return table
 
+    def cell(self, element: ET.Element):
+        """A table cell: plain text is drawn as a string (fast), anything with markup as a Paragraph."""
+        if len(element) == 0 and element.tag == "td":
+            text = (element.text or "").strip()
+            if text:
+                self.check_glyphs(text)
+                self.text.append(text)
+            return text
+        return self.paragraph(element, "th" if element.tag == "th" else "td")
+
     def table(self, element: ET.Element):
         """A grid table; with `minrow`, the rows shrink (down to it) so that the table fits the page."""
-        if element.get("minrow") and element.get("rowheight"):
-            minimum = parse_length(element.get("minrow")) * self.scale
-            return FitRowsTable(lambda height: self._table(element, height), minimum)
-        return self._table(element, None)
-
-    def _table(self, element: ET.Element, row_height: float | None):
-        from reportlab.platypus import Table, TableStyle
-
         rows = element.findall("tr")
+        cells = [[self.cell(cell) for cell in row] for row in rows]
+        header_rows = sum(1 for row in rows if row and row[0].tag == "th")
         weights = [float(w) for w in element.get("widths", "").split()] or [1.0] * len(rows[0])
         widths = [self.width * w / sum(weights) for w in weights]
-        if row_height is None and element.get("rowheight"):
-            row_height = parse_length(element.get("rowheight")) * self.scale
-        cells = [[self.paragraph(cell, "th" if cell.tag == "th" else "td") for cell in row] for row in rows]
-        header_rows = sum(1 for row in rows if row and row[0].tag == "th")
-        heights = [None] * header_rows + [row_height] * (len(rows) - header_rows)
-        table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
-        style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                 ("FONTNAME", (0, 0), (-1, -1), REGULAR)]
-        if header_rows:
-            style += [("LINEBELOW", (0, header_rows - 1), (-1, header_rows - 1), 1.6, (0, 0, 0))]
-        table.setStyle(TableStyle(style))
-        return table
+        row_height = parse_length(element.get("rowheight")) * self.scale if element.get("rowheight") else None
+        size = self.styles["td"].fontSize
+
+        def make(height: float | None):
+            from reportlab.platypus import Table, TableStyle
+
+            heights = [None] * header_rows + [height or row_height] * (len(rows) - header_rows)
+            table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
+            style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                     ("FONTNAME", (0, 0), (-1, -1), REGULAR), ("FONTSIZE", (0, 0), (-1, -1), size),
+                     ("LEADING", (0, 0), (-1, -1), size * 1.2)]
+            if header_rows:
+                style += [("LINEBELOW", (0, header_rows - 1), (-1, header_rows - 1), 1.6, (0, 0, 0))]
+            table.setStyle(TableStyle(style))
+            return table
+
+        if element.get("minrow") and row_height:
+            return FitRowsTable(make, parse_length(element.get("minrow")) * self.scale)
+        return make(None)
 
 
 class FitRowsTable(Flowable):
@@ -155,10 +169,10 @@ class FitRowsTable(Flowable):
     def __init__(self, make: Callable[[float | None], Flowable], minimum: float):
         super().__init__()
         self.make, self.minimum = make, minimum
-        self.table = make(None)
+        self.full = self.table = make(None)
 
     def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
-        full = self.make(None)
+        full = self.full
         _, height = full.wrap(available_width, available_height)
         rows = list(full._rowHeights)
         data_rows = range(full.repeatRows, len(rows))

@@ -197,10 +197,10 @@ class KitRenderer:
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 
-    def totals(self, files: list[RenderedFile], guide_pages: int) -> dict:
+    def totals(self, files: list[RenderedFile]) -> dict:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
         card_stock = sum(f.sheets for f in files if f.role in ("cards", "optional-cards"))
-        plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards")) + guide_pages
+        plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards"))
         grid = self.plan.grid
         pieces = sum(d.cards for d in self.plan.decks) + sum(
             len(sheet.faces) for slip in self.plan.slips for sheet in slip.sheets)
@@ -240,18 +240,13 @@ class KitRenderer:
         return files
 
     def print_guide(self, files: list[RenderedFile]) -> RenderedFile:
-        """The guide counts its own pages in the totals: render once, and again if the count changed."""
+        """Which file on which paper; its totals count every other file's sheets ("and this guide")."""
         grid = self.plan.grid
         main = next((d for d in self.plan.decks if not d.optional), None)
-        guide_pages = 1
-        while True:
-            guide = self.document(
-                "print-guide.xml.j2", "print-guide", self.gettext("Print guide"), True, files=files,
-                paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
-                card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
-                card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
-                player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
-                totals=self.totals(files, guide_pages))
-            if guide.pages == guide_pages:
-                return guide
-            guide_pages = guide.pages
+        return self.document(
+            "print-guide.xml.j2", "print-guide", self.gettext("Print guide"), True, files=files,
+            paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
+            card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
+            card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
+            player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
+            totals=self.totals(files))

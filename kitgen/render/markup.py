@@ -12,6 +12,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 import jinja2
+import jinja2.bccache
 
 from kitgen.errors import BuildError
 
@@ -29,6 +30,23 @@ class ContainedLoader(jinja2.FileSystemLoader):
         return source, filename, uptodate
 
 
+class _SharedBytecode(jinja2.BytecodeCache):
+    """Compiled templates shared by the per-language environments of one process."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_BYTECODE = _SharedBytecode()
+
+
 @lru_cache(maxsize=32)
 def environment(template_dirs: tuple[Path, ...], language: str) -> jinja2.Environment:
     """The one Jinja environment for kitgen's templates: sandboxed (templates may come with content),
@@ -39,6 +57,7 @@ def environment(template_dirs: tuple[Path, ...], language: str) -> jinja2.Enviro
 
     env = SandboxedEnvironment(
         loader=ContainedLoader([str(d) for d in template_dirs]),
+        bytecode_cache=_BYTECODE,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         extensions=["jinja2.ext.i18n"],

@@ -1,0 +1,24 @@
+"""Language editions: an activity file plus `<name>.<lang>.yaml` overlays beside it (light: no validation)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kitgen.load.yaml_source import read_yaml
+
+
+def edition_file(path: Path, language: str) -> Path:
+    """`trash/activity.yaml` + `en` → `trash/activity.en.yaml`: the overlay holding that edition's text."""
+    return path.with_name(f"{path.stem}.{language}{path.suffix}")
+
+
+def edition_languages(path: Path) -> list[str]:
+    """Languages with an overlay file next to the activity file (the file's own language not included)."""
+    return sorted(p.suffixes[-2].lstrip(".") for p in path.parent.glob(f"{path.stem}.*{path.suffix}")
+                  if len(p.suffixes) >= 2 and len(p.suffixes[-2]) == 3)
+
+
+def editions(path: Path) -> list[str]:
+    """The languages an activity file can be built in: its own and one per overlay file."""
+    data, _source = read_yaml(path)
+    own = data.get("language", "en") if isinstance(data, dict) else "en"
+    return sorted({str(own), *edition_languages(path)})
