@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from xml.sax.saxutils import unescape
 
 from kitgen.plan import Rect
 from kitgen.render.fonts import BOLD, REGULAR, register_fonts
@@ -51,10 +52,85 @@ def fitted(markup: str, slot: Slot):  # -> reportlab Paragraph
     raise DoesNotFit(markup)
 
 
+ASCENT = 0.76  # of the font size: from the baseline to the top of capitals (DejaVu Sans)
+DESCENT = 0.24
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Plain text broken into lines at one font size."""
+
+    size: float
+    lines: tuple[str, ...]
+
+    def height(self, leading: float) -> float:
+        return (len(self.lines) - 1) * self.size * leading + self.size
+
+
+def _break(words: list[str], font: str, size: float, width: float) -> list[str] | None:
+    """Greedy line breaking at spaces; None when a single word is wider than the box."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    lines: list[str] = []
+    current = ""
+    for word in words:
+        if stringWidth(word, font, size) > width + 0.01:
+            return None
+        candidate = f"{current} {word}" if current else word
+        if stringWidth(candidate, font, size) <= width + 0.01:
+            current = candidate
+        else:
+            lines.append(current)
+            current = word
+    lines.append(current)
+    return lines
+
+
+@lru_cache(maxsize=16384)
+def fitted_plain(text: str, slot: Slot) -> Lines:
+    """The largest size at which plain `text` fits `slot.box`, broken into lines; or DoesNotFit."""
+    register_fonts()
+    words = text.split()
+    font = BOLD if slot.bold else REGULAR
+    size = slot.max_size
+    while size >= slot.min_size - 1e-9:
+        lines = _break(words, font, size, slot.box.width)
+        if lines is not None:
+            fit = Lines(size, tuple(lines))
+            if fit.height(slot.leading) <= slot.box.height + 0.01:
+                return fit
+        size -= STEP
+    raise DoesNotFit(text)
+
+
+def _draw_plain(canvas, text: str, slot: Slot, valign: str) -> float:
+    fit = fitted_plain(text, slot)
+    leading = fit.size * slot.leading
+    block = fit.height(slot.leading)
+    top = slot.box.top if valign == "top" else slot.box.y + (slot.box.height + block) / 2
+    baseline = top - ASCENT * fit.size - (1 - ASCENT - DESCENT) * fit.size / 2
+    canvas.setFont(BOLD if slot.bold else REGULAR, fit.size)
+    canvas.setFillColorRGB(*slot.color)
+    for line in fit.lines:
+        if slot.align == "center":
+            canvas.drawCentredString(slot.box.x + slot.box.width / 2, baseline, line)
+        elif slot.align == "right":
+            canvas.drawRightString(slot.box.right, baseline, line)
+        else:
+            canvas.drawString(slot.box.x, baseline, line)
+        baseline -= leading
+    return fit.size
+
+
 def draw_fitted(canvas, markup: str, slot: Slot, *, valign: str = "middle") -> float:
-    """Draw `markup` in `slot`, vertically centred (or at the top); returns the font size used."""
+    """Draw `markup` in `slot`, vertically centred (or at the top); returns the font size used.
+
+    Plain text (the usual case) is measured and drawn directly; markup with tags goes through a Paragraph.
+    """
     if not markup:
         return 0.0
+    if "<" not in markup:
+        return _draw_plain(canvas, unescape(markup), slot, valign)
     paragraph = fitted(markup, slot)
     _, height = paragraph.wrap(slot.box.width, slot.box.height)
     y = slot.box.top - height if valign == "top" else slot.box.y + (slot.box.height - height) / 2

@@ -1,0 +1,146 @@
+"""Benchmark: `python -m kitgen.bench` builds synthetic decks and libraries in fresh processes and prints a table.
+
+Cases: the CLI's start, the real library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
+cards, and a synthetic library of 200 activities on one worker and on every core. Each case runs
+`--repeat` times (median wall time; peak resident memory of the child process).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kitgen.library import builtin_root
+
+ACTIVITY = """id: {id}
+title: Synthetic deck {id}
+purpose: Measure how kitgen's build time grows with the number of cards.
+category: Benchmark
+players: 2
+minutes: 10
+rules:
+  prepare: Shuffle the deck.
+  play: Take turns.
+decks:
+  - id: deck
+    name: Synthetic deck
+    back: {{title: Synthetic, symbol: "★", pattern: stripes}}
+    generate:
+      product:
+        row: {rows}
+        column: {columns}
+      card:
+        id: "r{{{{ row }}}}c{{{{ column }}}}"
+        name: "Card {{{{ row }}}}-{{{{ column }}}}"
+        value: "{{{{ row }}}}"
+        symbol: "◆"
+        caption: "Column {{{{ column }}}}"
+        text: "Row {{{{ row }}}} and column {{{{ column }}}}: a distinct card with its own text."
+record_sheets:
+  - id: record
+    title: Record
+    columns: [Turn, Note]
+    rows: 6
+"""
+
+
+def synthetic_activity(folder: Path, activity_id: str, cards: int) -> None:
+    """An activity whose deck holds `cards` distinct cards (a row × column product)."""
+    columns = min(cards, 20)
+    rows = cards // columns
+    (folder / f"{activity_id}.yaml").write_text(
+        ACTIVITY.format(id=activity_id, rows=list(range(rows)), columns=list(range(columns))), encoding="utf-8")
+
+
+def run(command: list[str], cwd: Path) -> tuple[float, int]:
+    """Wall seconds and peak resident memory (MB) of one fresh process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0,):
+        raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read().decode()[-400:]}")
+    return wall, usage.ru_maxrss // 1024
+
+
+def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | None, cards: int,
+            prepare=None) -> dict:
+    walls, peaks = [], []
+    for _ in range(repeat):
+        if prepare:
+            prepare()
+        wall, peak = run(command, cwd)
+        walls.append(wall)
+        peaks.append(peak)
+    pdfs = list(out.rglob("*.pdf")) if out else []
+    pages = 0
+    if pdfs:
+        import json
+        for manifest in out.rglob("manifest.json"):
+            pages += sum(f["pages"] for f in json.loads(manifest.read_text())["files"].values())
+    median = statistics.median(walls)
+    return {"case": name, "wall": median, "peak": max(peaks), "pages": pages,
+            "bytes": sum(p.stat().st_size for p in pdfs), "ms_per_card": (median * 1000 / cards) if cards else None}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m kitgen.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs per case (median is reported)")
+    parser.add_argument("--quick", action="store_true", help="skip the 20,000-card and 200-activity cases")
+    args = parser.parse_args(argv)
+    kitgen = [sys.executable, "-m", "kitgen"]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kitgen-bench-") as tmp:
+        work = Path(tmp)
+        library = work / "library"
+        shutil.copytree(builtin_root() / "content", library / "content")
+        shutil.copytree(builtin_root() / "templates", library / "templates")
+        out = work / "out-library"
+        rows.append(measure("kitgen --help", kitgen + ["--help"], work, args.repeat, None, 0))
+        full = kitgen + ["build", "--all", "--force", "-q", "--content", str(library / "content"), "--out", str(out)]
+        rows.append(measure("library, full build", full, work, args.repeat, out, 0))
+        noop = kitgen + ["build", "--all", "-q", "--content", str(library / "content"), "--out", str(out)]
+        rows.append(measure("library, no-op rebuild", noop, work, args.repeat, None, 0))
+
+        decks = work / "decks" / "content"
+        decks.mkdir(parents=True)
+        sizes = [(200, 1), (2000, 1)] + ([] if args.quick else [(2000, 10)])
+        for cards, kits in sizes:
+            synthetic_activity(decks, f"deck-{cards}", cards)
+            deck_out = work / f"out-{cards}-{kits}"
+            command = kitgen + ["build", f"deck-{cards}", "--force", "-q", "--content", str(decks),
+                                "--out", str(deck_out)] + (["--kits", str(kits)] if kits > 1 else [])
+            label = f"{cards * kits:,} cards" + (f" ({kits} kits of {cards:,})" if kits > 1 else " (distinct)")
+            rows.append(measure(label, command, work, args.repeat if cards * kits <= 2000 else 1, deck_out,
+                                cards * kits))
+
+        if not args.quick:
+            many = work / "many" / "content"
+            many.mkdir(parents=True)
+            for index in range(200):
+                synthetic_activity(many, f"activity-{index:03d}", 40)
+            for jobs in (1, os.cpu_count() or 1):
+                many_out = work / f"out-many-{jobs}"
+                command = kitgen + ["build", "--all", "--force", "-q", "--jobs", str(jobs), "--content", str(many),
+                                    "--out", str(many_out)]
+                rows.append(measure(f"200 activities, {jobs} worker(s)", command, work, 1, many_out, 200 * 40))
+
+    print(f"{'case':<36} {'median wall':>11} {'peak MB':>8} {'pages':>6} {'bytes':>11} {'ms/card':>8}")
+    for row in rows:
+        per_card = f"{row['ms_per_card']:.2f}" if row["ms_per_card"] else "-"
+        print(f"{row['case']:<36} {row['wall']:>10.2f}s {row['peak']:>8} {row['pages']:>6} {row['bytes']:>11,} "
+              f"{per_card:>8}")
+    many = [r for r in rows if r["case"].startswith("200 activities")]
+    if len(many) == 2:
+        print(f"parallel speed-up on {os.cpu_count()} cores: {many[0]['wall'] / many[1]['wall']:.2f}×")
+
+
+if __name__ == "__main__":
+    main()
