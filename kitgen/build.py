@@ -27,6 +27,10 @@ def host_only_texts(loaded: LoadedActivity) -> list[str]:
     texts = list(key.intro)
     for example in key.examples:
         texts += [t for t in (example.title, example.note) if t]
+    for walk in key.walkthroughs:
+        texts += [walk.title, *(step.text for step in walk.steps)]
+    texts += [table.title for table in key.card_tables]
+    texts += [example.note for example in key.sets if example.note]
     for section in key.sections:
         texts += [section.title, *section.paragraphs, *section.items]
     return [_normalise(t) for t in texts if len(_normalise(t)) >= 12]
@@ -41,13 +45,30 @@ def check_no_leak(host_texts: list[str], printed: list[str], file_name: str) -> 
                 raise BuildError(f"{file_name}: host-key text would be printed in a player file: {secret[:70]!r}")
 
 
+def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
+    """Load one edition and make sure its id is the one its file name promises."""
+    loaded = load_activity(path, language)
+    if loaded.activity.id != activity_id:
+        raise ContentError([loaded.source.problem(("id",), f"id: {loaded.activity.id!r} does not match the file "
+                                                            f"name, expected {activity_id!r}")])
+    return loaded
+
+
+def check(activity_id: str, library: Library | None = None) -> None:
+    """Validate every edition of an activity and run its content checks, without rendering."""
+    library = library or Library.open()
+    path = library.find(activity_id)
+    for language in editions(path):
+        check_activity(_load(activity_id, path, language))
+
+
 def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
           language: str | None = None) -> BuildResult:
     """Build one edition of an activity (its own language unless `language` says otherwise)."""
     library = library or Library.open()
     path = library.find(activity_id)
     several = len(editions(path)) > 1
-    return build_loaded(load_activity(path, language), options, library, several_editions=several)
+    return build_loaded(_load(activity_id, path, language), options, library, several_editions=several)
 
 
 def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
@@ -62,7 +83,7 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
         if fresh is not None:
             return fresh
     languages = editions(path)
-    return [build_loaded(load_activity(path, lang), options, library, several_editions=len(languages) > 1)
+    return [build_loaded(_load(activity_id, path, lang), options, library, several_editions=len(languages) > 1)
             for lang in languages]
 
 
@@ -125,5 +146,5 @@ def _from_manifest(activity_id: str, language: str, folder: Path) -> BuildResult
     return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []))
 
 
-__all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "build_all_editions", "build_loaded", "editions",
+__all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "check", "build_all_editions", "build_loaded", "editions",
            "kits_for_class"]

@@ -216,10 +216,8 @@ def check(activity_id: str | None, check_all: bool, content_dir: Path | None, de
       kitgen check --all
     """
     def run() -> None:
-        from kitgen.load.editions import editions
-        from kitgen.checks import check_activity
+        from kitgen.build import check as check_activity
         from kitgen.library import Library
-        from kitgen.load import load_activity
 
         if bool(activity_id) == check_all:
             raise UsageError("name one activity, or use --all")
@@ -227,10 +225,8 @@ def check(activity_id: str | None, check_all: bool, content_dir: Path | None, de
         ids = list(library.activity_files()) if check_all else [activity_id]
         failed: list[str] = []
         for one in ids:
-            path = library.find(one)
             try:
-                for language in editions(path):
-                    check_activity(load_activity(path, language))
+                check_activity(one, library)
                 click.echo(f"{one}: ok")
             except ContentError as error:
                 click.echo(str(error), err=True)
