@@ -67,23 +67,29 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
 
-class Players(Strict):
-    """How many play one kit."""
+class Range(Strict):
+    """A whole-number range: written `2`, `'2-4'` or `{min: 2, max: 4}`."""
 
     min: Count
     max: Count
 
     @model_validator(mode="before")
     @classmethod
-    def _from_number(cls, value: Any) -> Any:
+    def _from_shorthand(cls, value: Any) -> Any:
         if isinstance(value, int) and not isinstance(value, bool):
             return {"min": value, "max": value}
+        if isinstance(value, str):
+            match = re.fullmatch(r"\s*(\d+)\s*(?:[-–]\s*(\d+))?\s*", value)
+            if not match:
+                raise PydanticCustomError("range", "expected a number such as 20 or a range such as '20-25', "
+                                          "got {got}", {"got": repr(value)})
+            return {"min": int(match[1]), "max": int(match[2] or match[1])}
         return value
 
     @model_validator(mode="after")
-    def _ordered(self) -> "Players":
+    def _ordered(self) -> "Range":
         if self.min > self.max:
-            raise PydanticCustomError("players", "expected min ≤ max, got min {min} and max {max}",
+            raise PydanticCustomError("range", "expected min ≤ max, got min {min} and max {max}",
                                       {"min": self.min, "max": self.max})
         return self
 
@@ -91,27 +97,12 @@ class Players(Strict):
         return str(self.min) if self.min == self.max else f"{self.min}–{self.max}"
 
 
-class Minutes(Strict):
+class Players(Range):
+    """How many play one kit."""
+
+
+class Minutes(Range):
     """How long one round takes, in minutes."""
-
-    min: Count
-    max: Count
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_text(cls, value: Any) -> Any:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return {"min": value, "max": value}
-        if isinstance(value, str):
-            match = re.fullmatch(r"\s*(\d+)\s*(?:[-–]\s*(\d+))?\s*", value)
-            if not match:
-                raise PydanticCustomError("minutes", "expected minutes such as 20 or '20-25', got {got}",
-                                          {"got": repr(value)})
-            return {"min": int(match[1]), "max": int(match[2] or match[1])}
-        return value
-
-    def __str__(self) -> str:
-        return str(self.min) if self.min == self.max else f"{self.min}–{self.max}"
 
 
 class Rules(Strict):
