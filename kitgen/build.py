@@ -10,6 +10,7 @@ from kitgen.inputs import read_manifest
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.load.editions import editions
+from kitgen.load.problems import dotted
 from kitgen.locale import translations
 from kitgen.results import BuildOptions, BuildResult, OutputFile, kits_for_class
 from kitgen.units import parse_card_size, parse_paper
@@ -118,9 +119,10 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     try:
         plan = plan_kit(activity, paper, card, kits, options.sheet())
     except UsageError as error:  # a size from the content that cannot fit the paper
-        if options.card_size:
+        loc = getattr(error, "loc", None) or (None if options.card_size else ("card_size",))
+        if loc is None:
             raise
-        raise ContentError([loaded.source.problem(("card_size",), f"card_size: {error}")]) from None
+        raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
     env = environment(tuple(template_dirs), activity.language)
     with collecting() as quality:
         rendered = KitRenderer(activity, plan, env, stem, translations(activity.language),

@@ -73,6 +73,13 @@ def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult 
     return result, problems
 
 
+def is_color(text: str) -> bool:
+    """A colour kitgen can print: a name it knows or #rrggbb."""
+    import re
+
+    return text.lower() in ("black", "red", "blue", "green") or re.fullmatch(r"#[0-9a-fA-F]{6}", text) is not None
+
+
 def card_texts(card: CardKind) -> dict[str, str]:
     """The card's printed texts with `{{ field }}` placeholders filled from its data."""
     texts = {}
@@ -94,7 +101,11 @@ def check_activity(loaded: LoadedActivity) -> None:
                 if value is None:
                     continue
                 try:
-                    expand(value, card.data)
+                    text = expand(value, card.data)
+                    if field == "color" and not is_color(text):
+                        problems.append(source.problem(("decks", d, "cards", c, field),
+                                                       f"decks[{d}].cards[{c}].color: expected black, red, blue, green "
+                                                       f"or #rrggbb, got {text!r}"))
                 except jinja2.TemplateError as error:
                     loc = ("decks", d, "cards", c, field)
                     problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {error}; expected "

@@ -50,7 +50,8 @@ def print_options(command):
     for option in reversed([
         click.option("--duplex", type=click.Choice(["long", "short", "none"]),
                      help="Backs for a long- or short-edge flip, or no backs (default: the activity's, else long)."),
-        click.option("--fold", is_flag=True, default=None, help="Gutter fold: faces and backs on one side of the sheet."),
+        click.option("--fold/--no-fold", default=None,
+                     help="Gutter fold: faces and backs on one side of the sheet (default: the activity's, else no)."),
         click.option("--bleed", "bleed_mm", type=click.FloatRange(0, 10), metavar="MM",
                      help="Card art extends this far past the cut line."),
         click.option("--cut-lines", type=click.Choice(["marks", "lines", "both"]),
@@ -188,7 +189,7 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> None:
     _quality_report([result for report in reports for result in report.results])
     click.echo(f"library index: {index[0]} and {index[1]}")
     if any(report.error for report in reports):
-        sys.exit(max(report.exit_code for report in reports if report.error) and 1)
+        sys.exit(1)  # some kits failed; the others were built
 
 
 class _NoBar:
@@ -306,8 +307,11 @@ def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
         from kitgen.library import Library
         from kitgen.scaffold import scaffold
 
-        path = scaffold(Library.open(content_dir).content if content_dir or Path("content").is_dir()
-                        else Path("content"), activity_id)
+        try:
+            folder = Library.open(content_dir).content
+        except UsageError:  # no library yet: start one in ./content
+            folder = content_dir or Path("content")
+        path = scaffold(folder, activity_id)
         click.echo(f"wrote {path}; build it with: kitgen build {activity_id}")
 
     _guarded(run, debug)

@@ -15,6 +15,7 @@ def scaffold(content: Path, activity_id: str) -> Path:
     """Write `<content>/<id>.yaml`; refuse bad ids and never overwrite."""
     if not re.match(ID_PATTERN, activity_id):
         raise UsageError(f"{activity_id!r} is not a valid id: use lower-case letters, digits and '-'")
+    content.mkdir(parents=True, exist_ok=True)
     target = content / f"{activity_id}.yaml"
     if target.exists() or (content / activity_id).exists():
         raise UsageError(f"{target} already exists")

@@ -35,7 +35,9 @@ def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-Paragraphs = Annotated[list[Text], BeforeValidator(_as_list)]
+Paragraphs = Annotated[list[Text], BeforeValidator(_as_list),
+                      WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                                      "description": "a paragraph, or a list of paragraphs"})]
 
 
 def _card_size(value: Any) -> str:
@@ -105,6 +107,14 @@ class Minutes(Range):
     """How long one round takes, in minutes."""
 
 
+RANGE_SCHEMA = {"anyOf": [
+    {"type": "integer", "minimum": 1},
+    {"type": "string", "pattern": r"^\s*\d+\s*(?:[-–]\s*\d+)?\s*$"},
+    {"type": "object", "properties": {"min": {"type": "integer", "minimum": 1}, "max": {"type": "integer", "minimum": 1}},
+     "required": ["min", "max"], "additionalProperties": False},
+], "description": "a number such as 2, a range such as '2-4', or {min: 2, max: 4}"}
+
+
 class Rules(Strict):
     """The players' rules, one list of paragraphs per section; headings come from the locale."""
 
@@ -117,7 +127,7 @@ class Rules(Strict):
     free_alternative: Paragraphs = []
 
 
-Scalar = Union[int, float, str]
+Scalar = Union[bool, int, float, str]
 DataValue = Union[Scalar, dict[str, Scalar]]
 
 
@@ -182,7 +192,7 @@ class Deck(Strict):
         seen: set[str] = set()
         for index, card in enumerate(self.cards):
             if card.id in seen:
-                raise PydanticCustomError("duplicate", "card id {id!r} appears twice (cards[{index}]), "
+                raise PydanticCustomError("duplicate", "card id '{id}' appears twice (cards[{index}]), "
                                           "expected each card id once per deck",
                                           {"id": card.id, "index": index})
             seen.add(card.id)
@@ -213,7 +223,11 @@ class RecordSheet(Strict):
     id: Id
     title: Name
     intro: Paragraphs = []
-    columns: list[Column] = Field(min_length=1, max_length=12)
+    columns: list[Annotated[Column, WithJsonSchema({"anyOf": [
+        {"type": "string"},
+        {"type": "object", "properties": {"heading": {"type": "string"}, "width": {"type": "number"},
+                                          "fill": {"type": "string"}},
+         "required": ["heading"], "additionalProperties": False}]})]] = Field(min_length=1, max_length=12)
     rows: Count
     number_rows: bool = True
     total_row: bool = False
@@ -266,6 +280,12 @@ class CardTable(Strict):
     fields: list[DataField] = Field(min_length=1)
     total: Name | None = None  # heading of a column that adds up the numeric fields
 
+    @model_validator(mode="after")
+    def _rows(self) -> "CardTable":
+        if bool(self.deck) == bool(self.cards):
+            raise PydanticCustomError("table", "expected either deck (every card of a deck) or cards (named cards)")
+        return self
+
 
 class SetScoring(Strict):
     """How a set scores: `size` cards in consecutive `order`; a bonus when all share `bonus_same`
@@ -304,7 +324,7 @@ class PositionGrid(Strict):
     rows: Count
     width: Length
     height: Length
-    gap: Length = parse_length("6mm")
+    gap: Length = Field(default=parse_length("6mm"), json_schema_extra={"default": "6mm"})
     labels: list[Name] = []
 
 
@@ -369,8 +389,8 @@ class Activity(Strict):
     title: Name
     purpose: Text
     category: Name
-    players: Players
-    minutes: Minutes
+    players: Annotated[Players, WithJsonSchema(RANGE_SCHEMA)]
+    minutes: Annotated[Minutes, WithJsonSchema(RANGE_SCHEMA)]
     language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}$")] = "en"
     working_title: bool = False
     card_size: CardSizeSpec = "poker"
@@ -384,13 +404,23 @@ class Activity(Strict):
     record_sheets: list[RecordSheet] = []
     host_key: HostKey = HostKey()
 
+    @field_validator("slips", "boards", "player_aids", "record_sheets")
+    @classmethod
+    def _unique_ids(cls, items: list) -> list:
+        seen: set[str] = set()
+        for item in items:
+            if item.id in seen:
+                raise PydanticCustomError("duplicate", "id '{id}' appears twice, expected unique ids", {"id": item.id})
+            seen.add(item.id)
+        return items
+
     @field_validator("decks")
     @classmethod
     def _unique_decks(cls, decks: list[Deck]) -> list[Deck]:
         ids = [deck.id for deck in decks]
         for index, deck_id in enumerate(ids):
             if deck_id in ids[:index]:
-                raise PydanticCustomError("duplicate", "deck id {id!r} appears twice, expected unique deck ids",
+                raise PydanticCustomError("duplicate", "deck id '{id}' appears twice, expected unique deck ids",
                                           {"id": deck_id})
         total = sum(deck.total for deck in decks)
         if total > MAX_COUNT:

@@ -91,7 +91,9 @@ def _message(error: dict[str, Any], root: type[BaseModel]) -> tuple[Location, st
     if kind == "missing":
         return loc[:-1], f"{dotted(loc)}: missing, expected a value for {loc[-1]!r}", False
     if kind == "string_pattern_mismatch":
-        return loc, f"{where}: expected an id of lower-case letters, digits and '-', got {_got(error['input'])}", False
+        expected = ("a two-letter language code such as 'en' or 'ro'" if loc and loc[-1] == "language"
+                    else "an id of lower-case letters, digits and '-'")
+        return loc, f"{where}: expected {expected}, got {_got(error['input'])}", False
     if kind == "too_short":
         return loc, f"{where}: expected at least {ctx.get('min_length', 1)} item(s), got none", False
     if kind == "too_long":

@@ -33,6 +33,10 @@ class Design:
     kind: str  # "face" or "back"
     pattern: str = "plain"
 
+    def texts(self) -> list[str]:
+        """Every text this design prints, part by part (for the host-key leak check)."""
+        return ["".join(part.itertext()).strip() for part in self.xml]
+
 
 def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slot]:
     """Where each part of a card face goes, as fractions of the safe area."""

@@ -139,7 +139,8 @@ class KitRenderer:
             deck_file.sheets, self.plan.grid, faces, backs,
             back_of=lambda ref: (ref.deck, ref.kit), face_key=lambda ref: (ref.deck, ref.kind, ref.kit),
             text=self.sheet_text(f"{activity.title} · {what}", what), letter=self.letter, style=self.style)
-        return RenderedFile(name, role, data, pages, True, sheets=len(deck_file.sheets))
+        printed = [text for design in [*faces.values(), *backs.values()] for text in design.texts()]
+        return RenderedFile(name, role, data, pages, True, printed, sheets=len(deck_file.sheets))
 
     def slip_file(self, plan: SlipPlan) -> RenderedFile:
         _ = self.gettext
