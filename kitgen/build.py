@@ -116,8 +116,9 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     kits = options.kits_for(activity.players.max)
     if not 1 <= kits <= MAX_KITS:
         raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
+    sheet = options.sheet()
     try:
-        plan = plan_kit(activity, paper, card, kits, options.sheet())
+        plan = plan_kit(activity, paper, card, kits, sheet)
     except UsageError as error:  # a size from the content that cannot fit the paper
         loc = getattr(error, "loc", None) or (None if options.card_size else ("card_size",))
         if loc is None:

@@ -374,6 +374,13 @@ class Printing(Strict):
     bleed: Length | None = None
     cut_lines: Literal["marks", "lines", "both"] | None = None
 
+    @field_validator("bleed")
+    @classmethod
+    def _bleed(cls, value: float | None) -> float | None:
+        if value is not None and value > parse_length("10mm") + 1e-9:
+            raise PydanticCustomError("bleed", "expected a bleed of at most 10 mm")
+        return value
+
 
 class Totals(Strict):
     """Counts the content promises; the build checks them against the decks."""
