@@ -11,19 +11,19 @@ from typing import Callable
 import click
 
 from kitgen import __version__
-from kitgen.errors import ContentError, KitgenError, UsageError
+from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError
 
 
 def _fail(error: BaseException, debug: bool) -> None:
     """Print the error as the user should see it (no traceback unless --debug) and exit."""
     if debug:
         raise error
-    if isinstance(error, ContentError):
+    if isinstance(error, (ContentError, UnprintableContent)):  # already `file:line:column: ...`
         click.echo(str(error), err=True)
     elif isinstance(error, KitgenError):
         click.echo(f"error: {error}", err=True)
     elif isinstance(error, KeyboardInterrupt):
-        click.echo("interrupted; earlier outputs are unchanged", err=True)
+        click.echo("interrupted; every output file is either complete or as it was before", err=True)
         sys.exit(130)
     else:
         click.echo(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)", err=True)

@@ -102,6 +102,12 @@ def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
                for name, resolved in inputs.get("templates", {}).items())
 
 
+def library_id(activity_path: Path, library) -> str:
+    """The id a library gives the activity in this file (its file or folder name)."""
+    return activity_path.parent.name if activity_path.stem == "activity" and activity_path.parent != library.content \
+        else activity_path.stem
+
+
 def fresh_results(activity_path: Path, library, options) -> list | None:
     """The results of the last build of every edition when nothing they depend on changed, else None.
 
@@ -113,8 +119,8 @@ def fresh_results(activity_path: Path, library, options) -> list | None:
     from kitgen.results import BuildResult, OutputFile
 
     data, _ = read_yaml(activity_path)
-    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-        return None
+    if not isinstance(data, dict) or data.get("id") != library_id(activity_path, library):
+        return None  # let the full build report it
     languages = editions(activity_path)
     template_dirs = library.template_dirs(activity_path.parent)
     results = []
@@ -122,7 +128,9 @@ def fresh_results(activity_path: Path, library, options) -> list | None:
         stem = f"{data['id']}-{language}" if len(languages) > 1 else data["id"]
         folder = Path(options.out_dir) / stem
         manifest = read_manifest(folder)
-        if not manifest or not _unchanged(manifest.get("inputs", {}), options.recorded(), template_dirs):
+        if not manifest or str(activity_path) not in manifest.get("inputs", {}).get("files", {}):
+            return None  # another file built this folder
+        if not _unchanged(manifest.get("inputs", {}), options.recorded(), template_dirs):
             return None
         if not is_up_to_date(folder, manifest["inputs"]):
             return None

@@ -11,11 +11,18 @@ from pathlib import Path
 MANIFEST = "manifest.json"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write to a temporary file in the same folder, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual permissions
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
@@ -57,6 +64,8 @@ def write_outputs(folder: Path, files: list[OutputData], record: dict) -> list[P
                         "sheets": f.sheets, "role": f.role, "for_players": f.for_players} for f in files}
     write_atomic(folder / MANIFEST, (json.dumps(dict(record, files=entries), indent=2, sort_keys=True) + "\n").encode())
     for name in stale:
-        if "/" not in name and "\\" not in name and name != MANIFEST:
-            (folder / name).unlink(missing_ok=True)
+        target = folder / name
+        if Path(name).name == name and name not in (MANIFEST, ".", "..") and target.is_file() \
+                and not target.is_symlink():
+            target.unlink()
     return written

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,10 @@ from kitgen.errors import ContentError, Problem, display_path
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~20× faster, same marks
 MAX_FILE_BYTES = 2_000_000
 MAX_NODES = 200_000  # bounds alias expansion ("billion laughs")
+MAX_DEPTH = 64
+PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in
+              ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")}
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 
 Location = tuple[Any, ...]  # ('decks', 1, 'cards', 0, 'count')
 Position = tuple[str, int, int]  # file, line, column (1-based)
@@ -62,12 +67,26 @@ class _Converter:
             raise ContentError([Problem(self.source.file, *_mark(node),
                                         f"the document expands to more than {MAX_NODES} values "
                                         "(too many aliases?), expected a plain activity file")])
+        if len(loc) > MAX_DEPTH:
+            raise ContentError([Problem(self.source.file, *_mark(node),
+                                        f"values nest more than {MAX_DEPTH} levels deep, expected a plain activity file")])
+        if node.tag not in PLAIN_TAGS:
+            raise ContentError([Problem(self.source.file, *_mark(node),
+                                        f"the tag {node.tag!r} is not allowed, expected plain YAML values")])
         self.source.values.setdefault(loc, (self.source.file, *_mark(node)))
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, loc)
         if isinstance(node, yaml.SequenceNode):
             return [self.convert(item, loc + (i,)) for i, item in enumerate(node.value)]
-        return self.scalars.construct_object(node, deep=True)
+        value = self.scalars.construct_object(node, deep=True)
+        if isinstance(value, str):
+            bad = CONTROL.search(value)
+            if bad:
+                where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+                self.problems.append(Problem(self.source.file, *_mark(node),
+                                             f"{where}: the text holds the control character U+{ord(bad[0]):04X}, "
+                                             "expected printable text"))
+        return value
 
     def _mapping(self, node: yaml.MappingNode, loc: Location) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
@@ -123,12 +142,12 @@ def read_yaml(path: Path) -> tuple[Any, SourceMap]:
     try:
         stat = path.stat()
     except OSError:
-        return _read_yaml(path, 0, -1)
-    return _read_yaml(path, stat.st_mtime_ns, stat.st_size)
+        return _read_yaml(path, (0, 0, 0, -1))
+    return _read_yaml(path, (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size))
 
 
 @lru_cache(maxsize=256)
-def _read_yaml(path: Path, mtime_ns: int, size: int) -> tuple[Any, SourceMap]:
+def _read_yaml(path: Path, version: tuple[int, int, int, int]) -> tuple[Any, SourceMap]:
     shown = display_path(path)
     text = _read_text(path)
     source = SourceMap(shown)
@@ -138,7 +157,8 @@ def _read_yaml(path: Path, mtime_ns: int, size: int) -> tuple[Any, SourceMap]:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = (error.problem or "invalid YAML").strip()
-        if "tab" in what.lower():
+        lines = text.splitlines()
+        if "tab" in what.lower() or (0 < line <= len(lines) and "\t" in lines[line - 1]):
             what += " (tabs cannot indent YAML, use spaces)"
         context = f" {error.context}" if error.context else ""
         if error.context_mark and error.problem_mark and error.context_mark.line != error.problem_mark.line:

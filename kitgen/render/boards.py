@@ -5,11 +5,11 @@ import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Sequence
-from xml.sax.saxutils import escape
 
 from kitgen.plan.imposition import Rect
 from kitgen.plan.tiling import BoardLayout, Tile, alignment_marks
-from kitgen.render.fit import Slot, draw_fitted
+from kitgen.errors import UnprintableContent
+from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label
 from kitgen.render.fonts import REGULAR, register_fonts
 from kitgen.render.markup import inline_markup
 from kitgen.units import PaperSize, mm
@@ -26,9 +26,18 @@ class BoardPrint:
     tiles: list[Tile]
     labels: list[str]  # one per tile
     hint: str
+    where: str = "board"  # file:line:column of the board, for error messages
 
 
 def _draw_board(canvas, board: BoardPrint) -> None:
+    try:
+        _draw_board_parts(canvas, board)
+    except DoesNotFit as error:
+        raise UnprintableContent(f"{board.where}: the text {str(error)[:60]!r} does not fit on the mat even at "
+                                 "the smallest size; shorten it") from None
+
+
+def _draw_board_parts(canvas, board: BoardPrint) -> None:
     layout = board.layout
     canvas.setStrokeGray(0)
     canvas.setLineWidth(1)
@@ -95,7 +104,7 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str) 
                 canvas.line(ox, oy + tile_.window.height, ox + tile_.window.width, oy + tile_.window.height)
             canvas.setDash()
             band = Rect(ox, oy - mm(8), page.width - 2 * ox, mm(7))
-            draw_fitted(canvas, f"<b>{escape(label)}</b> · {escape(board.hint)}", Slot(band, 9, align="left", min_size=5))
+            draw_label(canvas, f"{label} · {board.hint}" if board.hint else label, Slot(band, 8, align="left", min_size=5))
             canvas.showPage()
             pages += 1
     canvas.save()

@@ -10,12 +10,11 @@ from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
 from kitgen.plan.imposition import PAGE_MARGIN, back_band
 from kitgen.render.style import Style
-from kitgen.render.fit import DoesNotFit, Slot, draw_fitted
+from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
-from xml.sax.saxutils import escape
 
 SAFE_INSET = mm(3)  # text stays this far inside the cut line
 FRAME_INSET = mm(2)
@@ -251,8 +250,8 @@ def _draw_calibration(canvas, band: Rect, label: str, ruler_note: str, letter: b
     text_box = Rect(x0 + 4 * INCH + mm(12), band.y, band.right - (x0 + 4 * INCH + mm(12)), band.height)
     upper = Rect(text_box.x, text_box.y + text_box.height / 2, text_box.width, text_box.height / 2)
     lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
-    draw_fitted(canvas, escape(ruler_note), Slot(upper, 7, bold=True, align="left", min_size=5))
-    draw_fitted(canvas, escape(label), Slot(lower, 7, align="left", min_size=5))
+    draw_label(canvas, ruler_note, Slot(upper, 7, bold=True, align="left", min_size=5))
+    draw_label(canvas, label, Slot(lower, 7, align="left", min_size=5))
 
 
 

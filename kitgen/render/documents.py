@@ -33,7 +33,7 @@ def _styles(scale: float) -> dict[str, object]:
     register_fonts()
     size = BODY_SIZE * scale
     body = ParagraphStyle("body", fontName=REGULAR, fontSize=size, leading=size * 1.3, spaceAfter=4,
-                          bulletFontName=REGULAR)
+                          bulletFontName=REGULAR, bulletFontSize=size)
 
     def style(name: str, points: float, **extra) -> ParagraphStyle:
         return ParagraphStyle(name, parent=body, fontSize=points * scale, leading=points * scale * 1.25, **extra)

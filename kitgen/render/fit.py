@@ -136,3 +136,17 @@ def draw_fitted(canvas, markup: str, slot: Slot, *, valign: str = "middle") -> f
     y = slot.box.top - height if valign == "top" else slot.box.y + (slot.box.height - height) / 2
     paragraph.drawOn(canvas, slot.box.x, y)
     return paragraph.style.fontSize
+
+
+def draw_label(canvas, text: str, slot: Slot) -> None:
+    """Draw kitgen's own label text (plain); when even the smallest size is too wide, cut it short with '…'."""
+    words = text
+    while True:
+        try:
+            _draw_plain(canvas, words, slot, "middle")
+            return
+        except DoesNotFit:
+            if len(words) <= 1:
+                return
+            words = words[: max(1, int(len(words) * 0.9))].rstrip() + "…" if not words.endswith("…") \
+                else words[: max(1, len(words) - 2)].rstrip() + "…"

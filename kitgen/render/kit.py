@@ -169,7 +169,8 @@ class KitRenderer:
                           "total": len(plan.tiles)} for t in plan.tiles]
                 prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
-                    "meet, and glue.") if len(plan.tiles) > 1 else ""))
+                    "meet, and glue.") if len(plan.tiles) > 1 else "",
+                    self.where(("boards", self.activity.boards.index(board)), f"mat {board.id!r}")))
             data, pages = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
             files.append(RenderedFile(name, "mat", data, pages, True,

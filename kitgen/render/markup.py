@@ -13,6 +13,7 @@ from xml.sax.saxutils import escape
 
 import jinja2
 import jinja2.bccache
+from jinja2.sandbox import SecurityError
 
 from kitgen.errors import BuildError
 
@@ -77,6 +78,8 @@ def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.El
         raise BuildError(f"{error.filename or name}:{error.lineno}: template error: {error.message}") from None
     except jinja2.UndefinedError as error:
         raise BuildError(f"{_template_location(error, name)}: template error: {error.message}") from None
+    except SecurityError as error:
+        raise BuildError(f"{_template_location(error, name)}: template refused by the sandbox: {error}") from None
     except jinja2.TemplateNotFound as error:
         raise BuildError(f"template {error.name!r} not found in {', '.join(env.loader.searchpath)}") from None  # type: ignore[union-attr]
     try:

@@ -1,0 +1,616 @@
+"""Build the whole library, incrementally, and plan for a class: the commands as a teacher runs them.
+
+The library (content/ and the templates/ beside it) is copied into a temporary folder, so edits made
+here to content files and templates never touch the repository. `kitgen build --all` runs in a real
+process (it builds in parallel); the other commands run through click's CliRunner. What the tests
+expect comes from the YAML files (ids, titles, editions, counts) and from the PDFs kitgen wrote (page
+counts, texts, card placements); kitgen's own summary and guide are checked against those.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jsonschema
+import pdfplumber
+import pypdf
+import pypdfium2 as pdfium
+import pytest
+import yaml
+from click.testing import CliRunner
+from pypdf.generic import ContentStream
+
+from conftest import ACTIVITY, CONTENT, REPO
+from kitgen.cli import main
+from kitgen.build import kits_for_class  # (defined in kitgen.results; once in kitgen.plan.kit)
+
+TEMPLATES = REPO / "templates"
+SUMMARY_COUNTS = re.compile(r"^(\d+) built, (\d+) up to date, (\d+) failed$")
+LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<message>.+)$")
+EDITED_PURPOSE = ("Spend coins on new cards", "Spend your coins on brand new cards")
+SLIP_TEMPLATE = "slip.xml.j2"
+SLIP_USER = "needle-in-a-card-stack"  # the only activity with slips, so the only user of slip.xml.j2
+
+
+# --------------------------------------------------------------------------- what the library holds
+
+
+def read_yaml(path: Path):
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def activity_ids(content: Path) -> list[str]:
+    """Ids as the library defines them: `<id>.yaml` files and `<id>/activity.yaml` folders."""
+    ids = [p.stem for p in content.glob("*.yaml") if "." not in p.stem]
+    ids += [p.name for p in content.iterdir() if p.is_dir() and (p / "activity.yaml").is_file()]
+    return sorted(ids)
+
+
+def editions(content: Path) -> dict[str, dict]:
+    """Edition folder → {id, language, title}, read from the YAML: one per language of each activity
+    (a folder's `activity.<lang>.yaml` overlays add languages); `<id>-<lang>` when there are several."""
+    found: dict[str, dict] = {}
+    for activity_id in activity_ids(content):
+        single = content / f"{activity_id}.yaml"
+        main_file = single if single.is_file() else content / activity_id / "activity.yaml"
+        data = read_yaml(main_file)
+        languages = {data.get("language", "en"): data["title"]}
+        if main_file.name == "activity.yaml":
+            for overlay in main_file.parent.glob("activity.*.yaml"):
+                languages[overlay.name.split(".")[1]] = read_yaml(overlay).get("title", data["title"])
+        for language, title in languages.items():
+            folder = f"{activity_id}-{language}" if len(languages) > 1 else activity_id
+            found[folder] = {"id": activity_id, "language": language, "title": title}
+    return found
+
+
+def test_the_library_holds_the_editions_these_tests_expect():
+    assert set(editions(CONTENT)) == {"growing-discard", "junkyard-robots", "needle-in-a-card-stack",
+                                      "trash-en", "trash-ro"}
+    with_slips = [i for i in activity_ids(CONTENT) if "slips" in read_yaml(
+        CONTENT / f"{i}.yaml" if (CONTENT / f"{i}.yaml").is_file() else CONTENT / i / "activity.yaml")]
+    assert with_slips == [SLIP_USER]
+
+
+# --------------------------------------------------------------------------- reading the output
+
+
+def pdf_pages(path: Path) -> int:
+    return len(pypdf.PdfReader(path).pages)
+
+
+def is_two_sided(path: Path) -> bool:
+    """Card files ask the viewer for duplex printing; every other file prints one-sided."""
+    prefs = pypdf.PdfReader(path).trailer["/Root"].get("/ViewerPreferences")
+    return prefs is not None and "/Duplex" in prefs.get_object()
+
+
+def plain_text(path: Path) -> str:
+    with pdfplumber.open(path) as pdf:
+        return " ".join(" ".join((page.extract_text() or "").split()) for page in pdf.pages)
+
+
+def page_texts(path: Path) -> list[str]:
+    with pdfplumber.open(path) as pdf:
+        return [" ".join((page.extract_text() or "").split()) for page in pdf.pages]
+
+
+def card_texts(path: Path) -> list[list[str]]:
+    """Per page, the text inside each card (form XObject) placed on it; PDFium reads the text (fast)."""
+    reader = pypdf.PdfReader(path)
+    document = pdfium.PdfDocument(str(path))
+    pages = []
+    try:
+        for index, page in enumerate(reader.pages):
+            xobjects = page["/Resources"].get_object()["/XObject"].get_object()
+            ctm, stack, boxes = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), [], []
+            for operands, operator in ContentStream(page.get_contents(), reader).operations:
+                if operator == b"q":
+                    stack.append(ctm)
+                elif operator == b"Q":
+                    ctm = stack.pop()
+                elif operator == b"cm":
+                    a, b, c, d, e, f = (float(v) for v in operands)
+                    A, B, C, D, E, F = ctm
+                    ctm = (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E,
+                           e * B + f * D + F)
+                elif operator == b"Do":
+                    form = xobjects[str(operands[0])].get_object()
+                    x0, y0, x1, y1 = (float(v) for v in form["/BBox"])
+                    a, b, c, d, e, f = ctm
+                    xs = [a * x + c * y + e for x in (x0, x1) for y in (y0, y1)]
+                    ys = [b * x + d * y + f for x in (x0, x1) for y in (y0, y1)]
+                    boxes.append((min(xs), min(ys), max(xs), max(ys)))
+            textpage = document[index].get_textpage()
+            pages.append([" ".join(textpage.get_text_bounded(*box).split()) for box in boxes])
+    finally:
+        document.close()
+    return pages
+
+
+def snapshot(out: Path) -> dict[str, tuple[int, str]]:
+    """Every kit PDF (not the index) → (modification time in ns, SHA-256)."""
+    return {p.relative_to(out).as_posix(): (p.stat().st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
+            for p in sorted(out.glob("*/*.pdf"))}
+
+
+@dataclass
+class Summary:
+    rows: dict[str, dict[str, str]]  # first cell → header → cell
+    built: int
+    fresh: int
+    failed: int
+
+
+def parse_summary(stdout: str) -> Summary | None:
+    """The table `build --all` prints: a header row, one row per edition, then 'N built, M up to date, K failed'."""
+    lines = [line.rstrip() for line in stdout.splitlines()]
+    heads = [i for i, line in enumerate(lines) if line.split()[:2] == ["activity", "files"]]
+    if len(heads) != 1:
+        return None
+    header = re.split(r"\s{2,}", lines[heads[0]].strip())
+    rows: dict[str, dict[str, str]] = {}
+    for line in lines[heads[0] + 1:]:
+        counts = SUMMARY_COUNTS.match(line.strip())
+        if counts:
+            return Summary(rows, *(int(g) for g in counts.groups()))
+        cells = re.split(r"\s{2,}", line.strip())
+        rows[cells[0]] = dict(zip(header, cells))
+    return None
+
+
+def run_kitgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`python -m kitgen ...` in a real process, with no content folder or printer profile from the environment."""
+    env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
+    env["KITGEN_CONFIG"] = str(cwd / "printers.json")
+    return subprocess.run([sys.executable, "-m", "kitgen", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def copy_library(root: Path) -> Path:
+    shutil.copytree(CONTENT, root / "content")
+    shutil.copytree(TEMPLATES, root / "templates")
+    return root
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) >= 1, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- build --all, then again, then after edits
+
+
+@dataclass
+class Run:
+    process: subprocess.CompletedProcess
+    pdfs: dict[str, tuple[int, str]]
+    summary: Summary | None
+
+    def why(self) -> str:
+        return f"exit {self.process.returncode}\nstdout:\n{self.process.stdout}\nstderr:\n{self.process.stderr}"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_library(tmp_path_factory.mktemp("batch"))
+
+
+@pytest.fixture(scope="module")
+def runs(library: Path) -> dict[str, Run]:
+    """Five batch builds of the same library into the same folder, one after the other:
+    first, again unchanged, after editing one content file, after editing one template, with --force."""
+    out = library / "out"
+
+    def run(*extra: str) -> Run:
+        process = run_kitgen("build", "--all", "--content", "content", "--out", "out", *extra, cwd=library)
+        return Run(process, snapshot(out), parse_summary(process.stdout))
+
+    done = {"first": run(), "again": run()}
+    edit(library / "content" / f"{ACTIVITY}.yaml", *EDITED_PURPOSE)
+    done["content"] = run()
+    edit(library / "templates" / SLIP_TEMPLATE, "<title>{{ slip.title }}</title>", "<title>{{ slip.title | upper }}</title>")
+    done["template"] = run()
+    done["force"] = run("--force")
+    return done
+
+
+def folder_of(relative: str) -> str:
+    return relative.split("/")[0]
+
+
+def test_build_all_builds_every_edition_and_exits_0(runs, library):
+    first = runs["first"]
+    assert first.process.returncode == 0, first.why()
+    assert "Traceback" not in first.process.stderr + first.process.stdout
+    expected = editions(library / "content")
+    out = library / "out"
+    assert {p.name for p in out.iterdir() if p.is_dir()} == set(expected)
+    for folder in expected:
+        pdfs = sorted((out / folder).glob("*.pdf"))
+        assert len(pdfs) >= 4, f"{folder}: {pdfs}"  # cards or mat, sheets, host key, print guide at least
+        for pdf in pdfs:
+            assert pdf_pages(pdf) >= 1, pdf
+
+
+def test_summary_has_one_row_per_edition_that_matches_the_files(runs, library):
+    first = runs["first"]
+    summary = first.summary
+    assert summary is not None, first.why()
+    expected = editions(library / "content")
+    assert set(summary.rows) == set(expected), first.process.stdout
+    assert (summary.built, summary.fresh, summary.failed) == (len(activity_ids(library / "content")), 0, 0)
+    for folder, row in summary.rows.items():
+        pdfs = sorted((library / "out" / folder).glob("*.pdf"))
+        pages = {pdf: pdf_pages(pdf) for pdf in pdfs}
+        card_stock = sum(n // 2 for pdf, n in pages.items() if is_two_sided(pdf))
+        paper = sum(n for pdf, n in pages.items() if not is_two_sided(pdf))
+        measured = {"files": str(len(pdfs)), "pages": str(sum(pages.values())), "paper": str(paper),
+                    "card stock": str(card_stock), "status": "built"}
+        assert row == {"activity": folder, **measured}, f"{folder}: table says {row}, the files say {measured}"
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag == "a":
+            self.hrefs += [value for name, value in attrs if name == "href" and value]
+
+
+def test_index_html_links_every_kit_file_and_names_every_title(runs, library):
+    assert runs["first"].process.returncode == 0, runs["first"].why()
+    out = library / "out"
+    page = (out / "index.html").read_text(encoding="utf-8")
+    parser = _Links()
+    parser.feed(page)
+    linked = {(out / href).resolve() for href in parser.hrefs}
+    assert all(target.is_file() for target in linked), sorted(map(str, linked))
+    assert linked == {p.resolve() for p in out.glob("*/*.pdf")}
+    shown = html.unescape(page)
+    for edition in editions(library / "content").values():
+        assert edition["title"] in shown, edition
+
+
+def test_index_pdf_opens_and_names_every_title(runs, library):
+    index = library / "out" / "index.pdf"
+    assert pdf_pages(index) >= 1
+    text = plain_text(index)
+    for edition in editions(library / "content").values():
+        assert edition["title"] in text, edition
+    for folder in editions(library / "content"):
+        for pdf in (library / "out" / folder).glob("*.pdf"):
+            assert pdf.name in text, f"index.pdf does not list {pdf.name}"
+
+
+def test_second_run_builds_nothing(runs, library):
+    again = runs["again"]
+    assert again.process.returncode == 0, again.why()
+    assert again.summary is not None, again.why()
+    assert {row["status"] for row in again.summary.rows.values()} == {"up to date"}
+    assert set(again.summary.rows) == set(editions(library / "content"))
+    assert (again.summary.built, again.summary.fresh, again.summary.failed) == (
+        0, len(activity_ids(library / "content")), 0)
+    assert again.pdfs == runs["first"].pdfs, "a PDF was rewritten although nothing changed"
+
+
+def _changed(before: Run, after: Run) -> set[str]:
+    assert set(before.pdfs) == set(after.pdfs)
+    return {folder_of(name) for name in after.pdfs if after.pdfs[name][0] != before.pdfs[name][0]}
+
+
+def test_changing_one_content_file_rebuilds_that_activity_only(runs, library):
+    before, after = runs["again"], runs["content"]
+    assert after.process.returncode == 0, after.why()
+    assert after.summary is not None, after.why()
+    assert {name for name, row in after.summary.rows.items() if row["status"] == "built"} == {ACTIVITY}
+    assert (after.summary.built, after.summary.failed) == (1, 0)
+    assert _changed(before, after) == {ACTIVITY}
+    guide = next((library / "out" / ACTIVITY).glob("*print-guide*.pdf"))
+    assert EDITED_PURPOSE[1] in plain_text(guide), "the rebuilt kit does not show the edited text"
+
+
+def test_changing_a_template_rebuilds_exactly_the_kit_that_uses_it(runs, library):
+    before, after = runs["content"], runs["template"]
+    assert after.process.returncode == 0, after.why()
+    assert after.summary is not None, after.why()
+    assert {name for name, row in after.summary.rows.items() if row["status"] == "built"} == {SLIP_USER}
+    assert (after.summary.built, after.summary.failed) == (1, 0)
+    assert _changed(before, after) == {SLIP_USER}
+    slips = next((library / "out" / SLIP_USER).glob("*slips*.pdf"))
+    assert "MY NEEDLE" in plain_text(slips), "the rebuilt slips do not use the edited library template"
+
+
+def test_force_rebuilds_everything(runs, library):
+    before, after = runs["template"], runs["force"]
+    assert after.process.returncode == 0, after.why()
+    assert after.summary is not None, after.why()
+    assert {row["status"] for row in after.summary.rows.values()} == {"built"}
+    assert (after.summary.built, after.summary.fresh, after.summary.failed) == (
+        len(activity_ids(library / "content")), 0, 0)
+    assert _changed(before, after) == set(editions(library / "content"))
+    assert {name: h for name, (_, h) in after.pdfs.items()} == {name: h for name, (_, h) in before.pdfs.items()}, (
+        "rebuilding unchanged inputs must give the same bytes")
+
+
+# --------------------------------------------------------------------------- one broken activity among good ones
+
+
+BROKEN = "junkyard-robots"
+
+
+@pytest.fixture(scope="module")
+def broken_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, int, int, subprocess.CompletedProcess]:
+    root = copy_library(tmp_path_factory.mktemp("broken-batch"))
+    path = root / "content" / f"{BROKEN}.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if re.match(r"^\s+count: \d+\s*$", line))
+    column = lines[number].index("count: ") + len("count: ") + 1
+    lines[number] = re.sub(r"count: \d+", "count: six", lines[number])
+    path.write_text("".join(lines), encoding="utf-8")
+    process = run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root)
+    return root, path, number + 1, column, process
+
+
+def test_a_broken_activity_does_not_stop_the_others(broken_run):
+    root, path, line, column, process = broken_run
+    assert process.returncode == 1, process.stderr
+    assert "Traceback" not in process.stderr + process.stdout
+    good = {folder for folder, e in editions(root / "content").items() if e["id"] != BROKEN}
+    for folder in good:
+        pdfs = list((root / "out" / folder).glob("*.pdf"))
+        assert len(pdfs) >= 4 and all(pdf_pages(p) >= 1 for p in pdfs), folder
+    assert not list((root / "out").glob(f"{BROKEN}*/*.pdf"))
+    located = [LOCATED.match(text.strip()) for text in process.stderr.splitlines()]
+    located = [m for m in located if m and "count" in m["message"]]
+    assert len(located) == 1, process.stderr
+    where = located[0]
+    assert (root / where["file"]).resolve() == path.resolve()
+    assert (int(where["line"]), int(where["col"])) == (line, column), where.group(0)
+    assert "six" in where["message"]
+    summary = parse_summary(process.stdout)
+    assert summary is not None, process.stdout
+    assert summary.rows[BROKEN]["status"] == "failed"
+    assert {summary.rows[f]["status"] for f in good} == {"built"}
+    assert (summary.built, summary.fresh, summary.failed) == (len(activity_ids(root / "content")) - 1, 0, 1)
+
+
+# --------------------------------------------------------------------------- a class
+
+
+@pytest.mark.parametrize("students, per_kit, kits", [(28, 2, 14), (28, 4, 7), (29, 2, 15), (29, 4, 8),
+                                                     (1, 2, 1), (30, 4, 8), (60, 2, 30)])
+def test_kits_for_class_rounds_up_to_whole_kits(students, per_kit, kits):
+    assert kits_for_class(students, per_kit) == kits
+
+
+CLASS = 29
+
+
+@pytest.fixture(scope="module")
+def class_kit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("class")
+    result = CliRunner().invoke(main, ["build", ACTIVITY, "--class-size", str(CLASS), "--content", str(CONTENT),
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    files = {}
+    for pdf in (out / ACTIVITY).glob("*.pdf"):
+        role = pdf.stem[len(ACTIVITY) + 1:]
+        files[role] = pdf
+    assert {"cards", "sheets", "host-key", "print-guide"} <= set(files), files
+    return files
+
+
+@pytest.fixture(scope="module")
+def activity() -> dict:
+    return read_yaml(CONTENT / f"{ACTIVITY}.yaml")
+
+
+def kit_numbers(texts: list[str]) -> Counter:
+    found: Counter = Counter()
+    for text in texts:
+        numbers = re.findall(r"\bKit (\d+)\b", text)
+        assert len(numbers) == 1, f"a card reads {text!r}"
+        found[int(numbers[0])] += 1
+    return found
+
+
+def test_class_size_29_prints_15_numbered_kits_of_cards(class_kit, activity):
+    players = activity["players"]
+    kits = kits_for_class(CLASS, players if isinstance(players, int) else players["max"])
+    assert kits == 15
+    per_kit = sum(card["count"] for deck in activity["decks"] for card in deck["cards"])
+    pages = card_texts(class_kit["cards"])
+    assert len(pages) % 2 == 0
+    faces = [text for page in pages[0::2] for text in page]
+    backs = [text for page in pages[1::2] for text in page]
+    assert len(faces) == len(backs) == per_kit * kits
+    back_words = {deck["back"]["subtitle"] for deck in activity["decks"]}
+    assert all(any(w in text for w in back_words) for text in backs)
+    assert kit_numbers(backs) == {n: per_kit for n in range(1, kits + 1)}
+    assert kit_numbers(faces) == {n: per_kit for n in range(1, kits + 1)}
+
+
+def test_class_size_29_prints_a_record_sheet_for_every_player_of_every_kit(class_kit, activity):
+    sheet_title = activity["record_sheets"][0]["title"]
+    texts = page_texts(class_kit["sheets"])
+    seats = {(player, kit) for kit in range(1, 16) for player in (1, 2)}
+    assert len(texts) == 1 + len(seats), "one rules page, then one record sheet per player"
+    found = set()
+    for text in texts[1:]:
+        match = re.match(re.escape(sheet_title) + r" · Player (\d+) · Kit (\d+)\b", text)
+        assert match, text[:120]
+        found.add((int(match[1]), int(match[2])))
+    assert found == seats
+
+
+def test_class_print_guide_states_the_totals(class_kit):
+    text = plain_text(class_kit["print-guide"])
+    assert "15 kits for 30 players" in text
+    totals = re.search(r"(\d+) sheets of card stock, (\d+) sheets of plain paper \(one-sided(, including this guide)?\)"
+                       r"( and this guide)?; (\d+) cards and slips to cut, about (\d+) min", text)
+    assert totals, text
+    card_pages = pdf_pages(class_kit["cards"])
+    plain = pdf_pages(class_kit["sheets"]) + pdf_pages(class_kit["host-key"])
+    if totals[3]:
+        plain += pdf_pages(class_kit["print-guide"])
+    cards = sum(len(page) for page in card_texts(class_kit["cards"])[0::2])
+    assert (int(totals[1]), int(totals[2]), int(totals[5])) == (card_pages // 2, plain, cards)
+    # cutting time: a whole number of minutes, for 67 sheets of straight cuts (a few seconds a cut)
+    cuts = (card_pages // 2) * 8  # 3 columns and 3 rows of poker cards on A4: 4 + 4 cuts a sheet
+    assert cuts * 5 / 60 <= int(totals[6]) <= cuts * 20 / 60, totals.group(0)
+
+
+# --------------------------------------------------------------------------- list, check, new, schema, preview, help
+
+
+def test_list_shows_every_activity_and_the_trash_editions():
+    result = CliRunner().invoke(main, ["list", "--content", str(CONTENT)])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines()[1:] if line.strip()}
+    assert set(rows) == set(activity_ids(CONTENT))
+    assert rows["trash"].rstrip().endswith("en, ro"), rows["trash"]
+    for activity_id in activity_ids(CONTENT):
+        assert "invalid" not in rows[activity_id]
+
+
+def test_check_all_passes_on_the_library_and_fails_with_2_on_a_broken_file(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["check", "--all", "--content", str(CONTENT)])
+    assert result.exit_code == 0, result.output
+    for activity_id in activity_ids(CONTENT):
+        assert f"{activity_id}: ok" in result.output
+    content = copy_library(tmp_path) / "content"
+    edit(content / f"{ACTIVITY}.yaml", "count: 6", "count: six")
+    broken = runner.invoke(main, ["check", "--all", "--content", str(content)])
+    assert broken.exit_code == 2, broken.output
+    assert "Traceback" not in broken.output
+    assert f"{ACTIVITY}: ok" not in broken.output
+    assert re.search(re.escape(f"{ACTIVITY}.yaml") + r":\d+:\d+: .*six", broken.output), broken.output
+
+
+def test_new_writes_an_activity_that_builds_at_once(tmp_path):
+    runner = CliRunner()
+    content = tmp_path / "content"
+    content.mkdir()
+    result = runner.invoke(main, ["new", "my-game", "--content", str(content)])
+    assert result.exit_code == 0, result.output
+    written = content / "my-game.yaml"
+    assert written.is_file()
+    assert read_yaml(written)["id"] == "my-game"
+    again = runner.invoke(main, ["new", "my-game", "--content", str(content)])
+    assert again.exit_code == 2 and written.is_file(), "a second `new` must refuse to overwrite"
+    out = tmp_path / "out"
+    built = runner.invoke(main, ["build", "my-game", "--content", str(content), "--out", str(out)])
+    assert built.exit_code == 0, built.output
+    pdfs = list((out / "my-game").glob("*.pdf"))
+    assert len(pdfs) >= 4 and all(pdf_pages(p) >= 1 for p in pdfs)
+
+
+# schema
+
+
+def overlay(base, over):
+    """An edition overlay laid over its base: mappings key by key, lists item by item, scalars replaced."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        return {**base, **{k: overlay(base[k], v) if k in base else v for k, v in over.items()}}
+    if isinstance(base, list) and isinstance(over, list):
+        assert len(base) == len(over)
+        return [overlay(b, o) for b, o in zip(base, over)]
+    return over
+
+
+def content_documents() -> list[tuple[str, object]]:
+    """Every activity as data: single files, each folder's own file, and each overlay merged over it."""
+    documents = []
+    for activity_id in activity_ids(CONTENT):
+        single = CONTENT / f"{activity_id}.yaml"
+        if single.is_file():
+            documents.append((activity_id, read_yaml(single)))
+            continue
+        base = read_yaml(CONTENT / activity_id / "activity.yaml")
+        documents.append((f"{activity_id}/activity.yaml", base))
+        for path in sorted((CONTENT / activity_id).glob("activity.*.yaml")):
+            documents.append((f"{activity_id}/{path.name} over activity.yaml", overlay(base, read_yaml(path))))
+    return documents
+
+
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    target = tmp_path_factory.mktemp("schema") / "x.json"
+    result = CliRunner().invoke(main, ["schema", "-o", str(target), "--content", str(CONTENT)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(target.read_text(encoding="utf-8"))
+    jsonschema.validators.validator_for(data).check_schema(data)
+    return data
+
+
+def schema_errors(schema: dict, document) -> list[str]:
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    return [f"{'.'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:160]}"
+            for e in validator.iter_errors(document)]
+
+
+@pytest.mark.parametrize("name, document", content_documents(), ids=[n for n, _ in content_documents()])
+def test_schema_accepts_every_content_file(schema, name, document):
+    errors = schema_errors(schema, document)
+    assert not errors, f"{name}: {len(errors)} errors, e.g. {errors[:6]}"
+
+
+@pytest.mark.parametrize("breakage", ["count-six", "unknown-key"])
+def test_schema_rejects_a_broken_activity(schema, breakage):
+    text = (CONTENT / f"{ACTIVITY}.yaml").read_text(encoding="utf-8")
+    if breakage == "count-six":
+        text = text.replace("count: 6", "count: six", 1)
+    else:
+        text = text.replace("\ntitle: ", "\ntitel: Typo\ntitle: ", 1)
+    errors = schema_errors(schema, yaml.safe_load(text))
+    assert errors, breakage
+    wanted = "decks.0.cards.0.count" if breakage == "count-six" else "titel"
+    assert any(wanted in error for error in errors), errors
+
+
+def test_preview_writes_one_png_per_page(tmp_path):
+    dpi = 20
+    result = CliRunner().invoke(main, ["preview", ACTIVITY, "--content", str(CONTENT), "--out", str(tmp_path),
+                                       "--dpi", str(dpi)])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / ACTIVITY
+    pngs = sorted((folder / "preview").glob("*.png"))
+    pdfs = sorted(folder.glob("*.pdf"))
+    assert pdfs
+    for pdf in pdfs:
+        own = [p for p in pngs if re.fullmatch(re.escape(pdf.stem) + r"-\d+", p.stem)]
+        assert len(own) == pdf_pages(pdf), f"{pdf.name}: {len(own)} PNGs for {pdf_pages(pdf)} pages"
+    assert len(pngs) == sum(pdf_pages(pdf) for pdf in pdfs)
+    from PIL import Image
+
+    with Image.open(pngs[0]) as image:  # A4 at 20 dpi: 210 mm → 165 px, 297 mm → 234 px
+        assert image.size[0] == pytest.approx(210 / 25.4 * dpi, abs=1.5)
+        assert image.size[1] == pytest.approx(297 / 25.4 * dpi, abs=1.5)
+
+
+def _command_paths(group, prefix=()):
+    yield prefix
+    for name, command in sorted(getattr(group, "commands", {}).items()):
+        yield from _command_paths(command, (*prefix, name))
+
+
+@pytest.mark.parametrize("path", list(_command_paths(main)), ids=lambda p: " ".join(p) or "kitgen")
+def test_every_help_has_an_example(path):
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Example" in result.output, result.output
