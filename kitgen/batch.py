@@ -21,6 +21,7 @@ class ActivityReport:
     results: list[BuildResult] = field(default_factory=list)
     error: str | None = None
     exit_code: int = 0
+    thumbnails: dict[str, bytes] = field(default_factory=dict)  # kit folder name → PNG of its first card sheet
 
     @property
     def status(self) -> str:
@@ -32,9 +33,12 @@ class ActivityReport:
 def build_one(activity_id: str, options: BuildOptions, content: Path) -> ActivityReport:
     """Build every edition of one activity; errors become part of the report."""
     from kitgen.build import build_all_editions
+    from kitgen.index import thumbnail
 
     try:
-        return ActivityReport(activity_id, build_all_editions(activity_id, options, Library(content)))
+        results = build_all_editions(activity_id, options, Library(content))
+        # the index's thumbnails are drawn here, in the worker, while the other core builds another kit
+        return ActivityReport(activity_id, results, thumbnails={r.folder.name: thumbnail(r) for r in results})
     except KitgenError as error:
         return ActivityReport(activity_id, error=str(error), exit_code=error.exit_code)
     except Exception as error:  # an unexpected failure in one kit must not stop the others

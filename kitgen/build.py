@@ -132,10 +132,13 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     for document in rendered:
         if document.for_players:
             check_no_leak(secrets, document.text, document.name)
-    record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality}
+    summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
+               "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
+    record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
+              "summary": summary}
     write_outputs(folder, [OutputData(d.name, d.data, d.pages, d.role, d.for_players, d.sheets) for d in rendered],
                   record)
-    result = BuildResult(activity.id, activity.language, folder, quality=quality)
+    result = BuildResult(activity.id, activity.language, folder, quality=quality, summary=summary)
     for document in rendered:
         result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players,
                                        document.sheets))
@@ -146,7 +149,8 @@ def _from_manifest(activity_id: str, language: str, folder: Path) -> BuildResult
     manifest = read_manifest(folder) or {}
     files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
              for name, entry in manifest.get("files", {}).items()]
-    return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []))
+    return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []),
+                       summary=manifest.get("summary", {}))
 
 
 __all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "check", "build_all_editions", "build_loaded", "editions",

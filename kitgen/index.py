@@ -19,23 +19,37 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
     pdf_path, html_path = out_dir / "index.pdf", out_dir / "index.html"
     if all(report.status == "up to date" for report in reports) and pdf_path.exists() and html_path.exists():
         return pdf_path, html_path
+    from types import SimpleNamespace
+
     from kitgen.load import load_activity
 
     entries = []
     for report in reports:
         for result in report.results:
-            activity = load_activity(library.find(report.activity_id), result.language).activity
-            entries.append((activity, result))
+            if result.summary:
+                activity = SimpleNamespace(**result.summary)
+            else:  # a manifest from an older kitgen
+                activity = load_activity(library.find(report.activity_id), result.language).activity
+            png = report.thumbnails.get(result.folder.name) or thumbnail(result)
+            entries.append((activity, result, png))
     write_atomic(pdf_path, _catalogue_pdf(entries))
     write_atomic(html_path, _catalogue_html(entries, out_dir).encode("utf-8"))
     return pdf_path, html_path
+
+
+def thumbnail(result) -> bytes:
+    """A small PNG of the kit's first card sheet (or of its first file), for the catalogue."""
+    from kitgen.preview import first_page_png
+
+    first = next((f for f in result.files if f.role.endswith("cards")), result.files[0])
+    return first_page_png(first.path, 220)
 
 
 def _catalogue_html(entries, out_dir: Path) -> str:
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Activity library</title>',
              "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}li{margin:.2em 0}</style>",
              "</head><body><h1>Activity library</h1>"]
-    for activity, result in entries:
+    for activity, result, _png in entries:
         parts.append(f"<h2>{html.escape(activity.title)} <small>({html.escape(activity.language)})</small></h2>")
         parts.append(f"<p>{html.escape(activity.purpose)}<br>{html.escape(activity.category)} · "
                      f"players: {activity.players} · {activity.minutes} min</p><ul>")
@@ -53,7 +67,6 @@ def _catalogue_pdf(entries) -> bytes:
     from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
 
-    from kitgen.preview import first_page_png
     from kitgen.render.fonts import BOLD, REGULAR, register_fonts
     from kitgen.units import PAPER_SIZES, mm
 
@@ -69,15 +82,13 @@ def _catalogue_pdf(entries) -> bytes:
     story: list = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
                    Spacer(1, mm(4))]
     esc = html.escape
-    for activity, result in entries:
+    for activity, result, png in entries:
         text = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head),
                 Paragraph(esc(activity.purpose), body),
                 Paragraph(f"{esc(activity.category)} · players: {activity.players} · {activity.minutes} minutes", body),
                 Spacer(1, mm(2))]
         text += [Paragraph(f"• {esc(f.path.name)}: {esc(ROLE_NAMES.get(f.role, f.role))}, {f.pages} pages", body)
                  for f in result.files]
-        first_cards = next((f for f in result.files if f.role.endswith("cards")), result.files[0])
-        png = first_page_png(first_cards.path, 220)
         reader = ImageReader(io.BytesIO(png))
         w, h = reader.getSize()
         thumb = Image(io.BytesIO(png), width=mm(40), height=mm(40) * h / w)

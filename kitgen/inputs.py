@@ -137,5 +137,5 @@ def fresh_results(activity_path: Path, library, options) -> list | None:
         files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
                  for name, entry in manifest.get("files", {}).items()]
         results.append(BuildResult(data["id"], language, folder, files, skipped=True,
-                                   quality=manifest.get("quality", [])))
+                                   quality=manifest.get("quality", []), summary=manifest.get("summary", {})))
     return results

@@ -88,6 +88,7 @@ class BuildResult:
     files: list[OutputFile] = field(default_factory=list)
     skipped: bool = False  # up to date, nothing written
     quality: list[str] = field(default_factory=list)  # shrunk text, colours weak in grayscale
+    summary: dict = field(default_factory=dict)  # title, purpose, category, players, minutes, language
 
     @property
     def pages(self) -> int:
