@@ -15,6 +15,7 @@ from kitgen.units import PaperSize, mm, parse_length
 
 MARGIN = mm(15)
 BODY_SIZE = 10.5
+CELL_PADDING = 6  # points: ReportLab's default left and right cell padding
 LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
 
 
@@ -125,23 +126,33 @@ class _Builder:
                                    ("TOPPADDING", (0, 0), (-1, -1), 6), ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
         return table
 
-    def cell(self, element: ET.Element):
-        """A table cell: plain text is drawn as a string (fast), anything with markup as a Paragraph."""
+    def cell(self, element: ET.Element, width: float) -> tuple[object, float | None]:
+        """A table cell and its font size: short plain text is drawn as a string (fast); a single long word
+        (a file name) as a string made smaller to fit; anything else as a Paragraph that wraps."""
+        from reportlab.pdfbase.pdfmetrics import stringWidth
+
         if len(element) == 0 and element.tag == "td":
             text = (element.text or "").strip()
-            if text:
-                self.check_glyphs(text)
-                self.text.append(text)
-            return text
-        return self.paragraph(element, "th" if element.tag == "th" else "td")
+            size = self.styles["td"].fontSize
+            natural = stringWidth(text, REGULAR, size)
+            room = width - 2 * CELL_PADDING
+            if natural <= room or (" " not in text and natural * 0.75 <= room):
+                if text:
+                    self.check_glyphs(text)
+                    self.text.append(text)
+                return text, None if natural <= room else size * room / natural
+        return self.paragraph(element, "th" if element.tag == "th" else "td"), None
 
     def table(self, element: ET.Element):
         """A grid table; with `minrow`, the rows shrink (down to it) so that the table fits the page."""
         rows = element.findall("tr")
-        cells = [[self.cell(cell) for cell in row] for row in rows]
-        header_rows = sum(1 for row in rows if row and row[0].tag == "th")
         weights = [float(w) for w in element.get("widths", "").split()] or [1.0] * len(rows[0])
         widths = [self.width * w / sum(weights) for w in weights]
+        sized = [[self.cell(cell, widths[i]) for i, cell in enumerate(row)] for row in rows]
+        cells = [[value for value, _ in row] for row in sized]
+        smaller = [("FONTSIZE", (c, r), (c, r), size) for r, row in enumerate(sized)
+                   for c, (_, size) in enumerate(row) if size]
+        header_rows = sum(1 for row in rows if row and row[0].tag == "th")
         row_height = parse_length(element.get("rowheight")) * self.scale if element.get("rowheight") else None
         size = self.styles["td"].fontSize
 
@@ -155,7 +166,7 @@ class _Builder:
                      ("LEADING", (0, 0), (-1, -1), size * 1.2)]
             if header_rows:
                 style += [("LINEBELOW", (0, header_rows - 1), (-1, header_rows - 1), 1.6, (0, 0, 0))]
-            table.setStyle(TableStyle(style))
+            table.setStyle(TableStyle(style + smaller))
             return table
 
         if element.get("minrow") and row_height:
