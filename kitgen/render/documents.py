@@ -47,7 +47,7 @@ def _styles(scale: float) -> dict[str, object]:
         "li": ParagraphStyle("li", parent=body, leftIndent=12 * scale, bulletIndent=2, spaceAfter=2),
         "banner": style("banner", 11, fontName=BOLD, alignment=TA_CENTER),
         "th": style("th", 10, fontName=BOLD, spaceAfter=0),
-        "td": style("td", 10, spaceAfter=0, embeddedHyphenation=1, splitLongWords=0),
+        "td": style("td", 10, spaceAfter=0),
     }
 
 
@@ -136,7 +136,8 @@ class _Builder:
             size = self.styles["td"].fontSize
             natural = stringWidth(text, REGULAR, size)
             room = width - 2 * CELL_PADDING
-            if natural <= room or (" " not in text and natural * 0.75 <= room):
+            shrink_ok = " " not in text and natural * 0.75 <= room and self.scale == 1  # large print never shrinks
+            if natural <= room or shrink_ok:
                 if text:
                     self.check_glyphs(text)
                     self.text.append(text)
