@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import jinja2
 
 from kitgen.errors import ContentError, Problem
 from kitgen.load import LoadedActivity

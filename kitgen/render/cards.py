@@ -11,7 +11,7 @@ from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_m
 from kitgen.plan.imposition import PAGE_MARGIN, back_band
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label
-from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
+from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
