@@ -118,17 +118,21 @@ class KitRenderer:
         _ = self.gettext
         activity = self.activity
         faces, backs = {}, {}
-        for kit in self.plan.kit_numbers:
-            for d, deck in enumerate(activity.decks):
-                if deck.id not in deck_file.deck_ids:
-                    continue
-                backs[(d, kit)] = Design((d, kit), self.where(("decks", d, "back"), f"back of deck {deck.id!r}"), render_template(
-                    self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity,
-                    kit=self.kit_label(kit)), "back", deck.back.pattern)
-                for k, card in enumerate(deck.cards):
-                    faces[(d, k, kit)] = Design((d, k, kit), self.where(("decks", d, "cards", k), f"card {card.id!r}"), render_template(
-                        self.env, "card-face.xml.j2", card=card, text=card_texts(card), deck=deck, activity=activity,
-                        kit=self.kit_label(kit)), "face")
+        for d, deck in enumerate(activity.decks):
+            if deck.id not in deck_file.deck_ids:
+                continue
+            back_where = self.where(("decks", d, "back"), f"back of deck {deck.id!r}")
+            cards = [(k, card, card_texts(card), self.where(("decks", d, "cards", k), f"card {card.id!r}"))
+                     for k, card in enumerate(deck.cards)]
+            for kit in self.plan.kit_numbers:
+                label = self.kit_label(kit)
+                backs[(d, kit)] = Design((d, kit), back_where, render_template(
+                    self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity, kit=label),
+                    "back", deck.back.pattern)
+                for k, card, texts, where in cards:
+                    faces[(d, k, kit)] = Design((d, k, kit), where, render_template(
+                        self.env, "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label),
+                        "face")
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
             several = sum(d.optional for d in activity.decks) > 1
