@@ -6,13 +6,12 @@ from pathlib import Path
 
 from kitgen.checks import check_activity
 from kitgen.errors import BuildError, ContentError, UsageError
-from kitgen.inputs import read_manifest
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
-from kitgen.load.editions import editions
+from kitgen.load.editions import editions, own_language
 from kitgen.load.problems import dotted
 from kitgen.locale import translations
-from kitgen.results import BuildOptions, BuildResult, OutputFile, kits_for_class
+from kitgen.results import BuildOptions, BuildResult, OutputFile, kit_folder_name, kits_for_class
 from kitgen.units import parse_card_size, parse_paper
 
 MAX_KITS = 60
@@ -66,8 +65,14 @@ def check(activity_id: str, library: Library | None = None) -> None:
 def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
           language: str | None = None) -> BuildResult:
     """Build one edition of an activity (its own language unless `language` says otherwise)."""
+    from kitgen.inputs import fresh_result
+
     library = library or Library.open()
     path = library.find(activity_id)
+    if options.incremental:
+        fresh = fresh_result(path, language or own_language(path), library, options)
+        if fresh is not None:
+            return fresh
     several = len(editions(path)) > 1
     return build_loaded(_load(activity_id, path, language), options, library, several_editions=several)
 
@@ -91,7 +96,7 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
 def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
                  several_editions: bool = False) -> BuildResult:
     """Check, plan, render every file in memory, and only then write them all."""
-    from kitgen.inputs import input_record, is_up_to_date, templates_used
+    from kitgen.inputs import input_record, templates_used
     from kitgen.plan.kit import plan_kit
     from kitgen.render.kit import KitRenderer, root_templates
     from kitgen.render.markup import environment
@@ -106,13 +111,11 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
         card = parse_card_size(options.card_size or activity.card_size)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    stem = f"{activity.id}-{activity.language}" if several_editions else activity.id
+    stem = kit_folder_name(activity.id, activity.language, several_editions)
     folder = options.out_dir / stem
     template_dirs = library.template_dirs(loaded.folder)
     inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
                           requested.recorded())
-    if options.incremental and is_up_to_date(folder, inputs):
-        return _from_manifest(activity.id, activity.language, folder)
     kits = options.kits_for(activity.players.max)
     if not 1 <= kits <= MAX_KITS:
         raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
@@ -143,14 +146,6 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
         result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players,
                                        document.sheets))
     return result
-
-
-def _from_manifest(activity_id: str, language: str, folder: Path) -> BuildResult:
-    manifest = read_manifest(folder) or {}
-    files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
-             for name, entry in manifest.get("files", {}).items()]
-    return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []),
-                       summary=manifest.get("summary", {}))
 
 
 __all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "check", "build_all_editions", "build_loaded", "editions",

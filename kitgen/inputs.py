@@ -80,11 +80,8 @@ def read_manifest(folder: Path) -> dict | None:
         return None
 
 
-def is_up_to_date(folder: Path, inputs: dict) -> bool:
-    """True when the manifest records the same inputs and every output file it lists is still there."""
-    manifest = read_manifest(folder)
-    if not manifest or manifest.get("inputs") != inputs:
-        return False
+def _outputs_intact(folder: Path, manifest: dict) -> bool:
+    """Every output file the manifest lists is still there, at the size it was written."""
     return all((folder / name).is_file() and (folder / name).stat().st_size == entry.get("bytes")
                for name, entry in manifest.get("files", {}).items())
 
@@ -108,34 +105,36 @@ def library_id(activity_path: Path, library) -> str:
         else activity_path.stem
 
 
-def fresh_results(activity_path: Path, library, options) -> list | None:
-    """The results of the last build of every edition when nothing they depend on changed, else None.
+def fresh_result(activity_path: Path, language: str, library, options):
+    """The result of the last build of one edition when nothing it depends on changed, else None.
 
-    Reads only the manifests, the YAML of the activity file (for its id and language) and file hashes:
+    Reads only the manifest, the YAML of the activity file (for its id and editions) and file hashes:
     a no-op rebuild needs neither the validation model nor the renderer.
     """
     from kitgen.load.editions import editions
     from kitgen.load.yaml_source import read_yaml
-    from kitgen.results import BuildResult, OutputFile
+    from kitgen.results import BuildResult, OutputFile, kit_folder_name
 
     data, _ = read_yaml(activity_path)
     if not isinstance(data, dict) or data.get("id") != library_id(activity_path, library):
         return None  # let the full build report it
-    languages = editions(activity_path)
-    template_dirs = library.template_dirs(activity_path.parent)
-    results = []
-    for language in languages:
-        stem = f"{data['id']}-{language}" if len(languages) > 1 else data["id"]
-        folder = Path(options.out_dir) / stem
-        manifest = read_manifest(folder)
-        if not manifest or str(activity_path) not in manifest.get("inputs", {}).get("files", {}):
-            return None  # another file built this folder
-        if not _unchanged(manifest.get("inputs", {}), options.recorded(), template_dirs):
-            return None
-        if not is_up_to_date(folder, manifest["inputs"]):
-            return None
-        files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
-                 for name, entry in manifest.get("files", {}).items()]
-        results.append(BuildResult(data["id"], language, folder, files, skipped=True,
-                                   quality=manifest.get("quality", []), summary=manifest.get("summary", {})))
-    return results
+    folder = Path(options.out_dir) / kit_folder_name(data["id"], language, len(editions(activity_path)) > 1)
+    manifest = read_manifest(folder)
+    if not manifest or str(activity_path) not in manifest.get("inputs", {}).get("files", {}):
+        return None  # never built, or another file built this folder
+    if not _unchanged(manifest["inputs"], options.recorded(), library.template_dirs(activity_path.parent)):
+        return None
+    if not _outputs_intact(folder, manifest):
+        return None
+    files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
+             for name, entry in manifest.get("files", {}).items()]
+    return BuildResult(data["id"], language, folder, files, skipped=True, quality=manifest.get("quality", []),
+                       summary=manifest.get("summary", {}))
+
+
+def fresh_results(activity_path: Path, library, options) -> list | None:
+    """The last results of every edition when none of them needs building, else None."""
+    from kitgen.load.editions import editions
+
+    results = [fresh_result(activity_path, language, library, options) for language in editions(activity_path)]
+    return None if None in results else results

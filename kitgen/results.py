@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from kitgen.load.model import Printing
 
 
+def kit_folder_name(activity_id: str, language: str, several_editions: bool) -> str:
+    """`growing-discard`, or `trash-ro` when the activity has more than one language edition."""
+    return f"{activity_id}-{language}" if several_editions else activity_id
+
+
 def kits_for_class(class_size: int, players_per_kit: int) -> int:
     """Kits needed so every student plays: 28 students, 2 per kit → 14; 29 → 15."""
     return -(-class_size // players_per_kit)

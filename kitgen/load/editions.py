@@ -17,8 +17,12 @@ def edition_languages(path: Path) -> list[str]:
                   if len(p.suffixes) >= 2 and len(p.suffixes[-2]) == 3)
 
 
+def own_language(path: Path) -> str:
+    """The language the activity file itself is written in."""
+    data, _source = read_yaml(path)
+    return str(data.get("language", "en")) if isinstance(data, dict) else "en"
+
+
 def editions(path: Path) -> list[str]:
     """The languages an activity file can be built in: its own and one per overlay file."""
-    data, _source = read_yaml(path)
-    own = data.get("language", "en") if isinstance(data, dict) else "en"
-    return sorted({str(own), *edition_languages(path)})
+    return sorted({own_language(path), *edition_languages(path)})
