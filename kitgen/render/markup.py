@@ -21,14 +21,14 @@ INLINE_TAGS = {"b", "i", "br"}
 
 
 class ContainedLoader(jinja2.FileSystemLoader):
-    """A FileSystemLoader that refuses a template whose real path (after symlinks) leaves its folder."""
+    """A FileSystemLoader that refuses, before reading it, a template whose real path (after symlinks)
+    leaves its folder."""
 
     def get_source(self, environment: jinja2.Environment, template: str):
-        source, filename, uptodate = super().get_source(environment, template)
-        real = Path(filename).resolve()
-        if not any(real.is_relative_to(Path(folder).resolve()) for folder in self.searchpath):
-            raise BuildError(f"template {template!r} resolves to {real}, outside the template folders; refused")
-        return source, filename, uptodate
+        from kitgen.inputs import resolve_template
+
+        resolve_template([Path(folder) for folder in self.searchpath], template)  # raises if it leads out
+        return super().get_source(environment, template)
 
 
 class _SharedBytecode(jinja2.BytecodeCache):
