@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from functools import lru_cache
 from xml.sax.saxutils import unescape
 
@@ -90,7 +91,7 @@ def _break(words: list[str], font: str, size: float, width: float) -> list[str] 
 def fitted_plain(text: str, slot: Slot) -> Lines:
     """The largest size at which plain `text` fits `slot.box`, broken into lines; or DoesNotFit."""
     register_fonts()
-    words = text.split()
+    words = [word for word in re.split(r"[ \t\n\r]+", text) if word]  # a no-break space keeps words together
     font = BOLD if slot.bold else REGULAR
     size = slot.max_size
     while size >= slot.min_size - 1e-9:
