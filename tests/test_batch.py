@@ -312,24 +312,23 @@ def _changed(before: Run, after: Run) -> set[str]:
     return {folder_of(name) for name in after.pdfs if after.pdfs[name][0] != before.pdfs[name][0]}
 
 
-def test_changing_one_content_file_rebuilds_that_activity_only(runs, library):
-    before, after = runs["again"], runs["content"]
+def assert_rebuilt_only(before: Run, after: Run, activity: str) -> None:
+    """The run succeeded, built exactly `activity` and rewrote only its PDFs."""
     assert after.process.returncode == 0, after.why()
     assert after.summary is not None, after.why()
-    assert {name for name, row in after.summary.rows.items() if row["status"] == "built"} == {ACTIVITY}
+    assert {name for name, row in after.summary.rows.items() if row["status"] == "built"} == {activity}
     assert (after.summary.built, after.summary.failed) == (1, 0)
-    assert _changed(before, after) == {ACTIVITY}
+    assert _changed(before, after) == {activity}
+
+
+def test_changing_one_content_file_rebuilds_that_activity_only(runs, library):
+    assert_rebuilt_only(runs["again"], runs["content"], ACTIVITY)
     guide = next((library / "out" / ACTIVITY).glob("*print-guide*.pdf"))
     assert EDITED_PURPOSE[1] in plain_text(guide), "the rebuilt kit does not show the edited text"
 
 
 def test_changing_a_template_rebuilds_exactly_the_kit_that_uses_it(runs, library):
-    before, after = runs["content"], runs["template"]
-    assert after.process.returncode == 0, after.why()
-    assert after.summary is not None, after.why()
-    assert {name for name, row in after.summary.rows.items() if row["status"] == "built"} == {SLIP_USER}
-    assert (after.summary.built, after.summary.failed) == (1, 0)
-    assert _changed(before, after) == {SLIP_USER}
+    assert_rebuilt_only(runs["content"], runs["template"], SLIP_USER)
     slips = next((library / "out" / SLIP_USER).glob("*slips*.pdf"))
     assert "MY NEEDLE" in plain_text(slips), "the rebuilt slips do not use the edited library template"
 
