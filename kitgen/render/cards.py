@@ -181,6 +181,13 @@ def _draw_slip(canvas, design: Design, width: float, height: float, style: Style
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
     fold = design.xml.get("fold") == "yes"
     inside = Rect(safe.x, safe.y, safe.width, safe.height / 2 - mm(2)) if fold else safe
+    texts = [inline_markup(e) for e in design.xml.findall("outside")]
+    title = design.xml.find("title")
+    heading = "<br/>".join(([f"<b>{inline_markup(title)}</b>"] if title is not None else []) + texts)
+    if not fold and heading:  # an open form: title and text on top, the write-in lines below
+        head = Rect(safe.x, safe.top - safe.height * 0.3, safe.width, safe.height * 0.3)
+        _fit_or_fail(canvas, design, "title", heading, Slot(head, 11))
+        inside = Rect(safe.x, safe.y, safe.width, safe.height * 0.68)
     if fold:
         outside = Rect(safe.x + mm(2), height / 2 + mm(3), safe.width - mm(4), safe.top - height / 2 - mm(6))
         if not style.light:  # hatching hides what is written inside when the slip is folded
@@ -192,10 +199,7 @@ def _draw_slip(canvas, design: Design, width: float, height: float, style: Style
             canvas.restoreState()
             canvas.setFillGray(1)
             canvas.rect(outside.x, outside.y, outside.width, outside.height, stroke=0, fill=1)
-        texts = [inline_markup(e) for e in design.xml.findall("outside")]
-        title = design.xml.find("title")
-        markup = "<br/>".join(([f"<b>{inline_markup(title)}</b>"] if title is not None else []) + texts)
-        _fit_or_fail(canvas, design, "outside", markup, Slot(outside, 11))
+        _fit_or_fail(canvas, design, "outside", heading, Slot(outside, 11))
         canvas.setDash(3, 2)
         canvas.setStrokeGray(0)
         canvas.line(frame.x, height / 2, frame.right, height / 2)
