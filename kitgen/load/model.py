@@ -297,6 +297,7 @@ class SetScoring(Strict):
     bonus_points: int = 2
     bonus_same: Name | None = None
     bonus_all: Name | None = None
+    labels: dict[Literal["run", "same", "all"], Name] = {}  # how the host key names each kind of set
 
 
 class SetExample(Strict):
