@@ -12,7 +12,7 @@ from kitgen.plan.imposition import PAGE_MARGIN, back_band
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label
 from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts
-from kitgen.render.markup import inline_markup
+from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
 
@@ -24,17 +24,16 @@ PATTERN_GREY = 0.72
 
 @dataclass(frozen=True)
 class Design:
-    """A drawn card side: a unique key, a label for error messages, and its template output."""
+    """A drawn card side: a label for error messages, its template output, and how to draw it."""
 
-    key: Hashable
     label: str
     xml: ET.Element
-    kind: str  # "face" or "back"
+    kind: str  # "face", "back" or "slip"
     pattern: str = "plain"
 
     def texts(self) -> list[str]:
         """Every text this design prints, part by part (for the host-key leak check)."""
-        return ["".join(part.itertext()).strip() for part in self.xml]
+        return [plain_text(part) for part in self.xml]
 
 
 def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slot]:
@@ -208,7 +207,7 @@ def _draw_slip(canvas, design: Design, width: float, height: float, style: Style
         if fold_label is not None:
             canvas.setFont(REGULAR, 6)
             canvas.setFillGray(0)
-            canvas.drawRightString(frame.right - mm(1), height / 2 + mm(0.8), plain(fold_label))
+            canvas.drawRightString(frame.right - mm(1), height / 2 + mm(0.8), plain_text(fold_label))
     lines = design.xml.findall("line")
     row = inside.height / max(len(lines), 1)
     for index, line in enumerate(lines):
@@ -226,10 +225,6 @@ def _fit_or_fail(canvas, design: Design, part: str, markup: str, slot: Slot) -> 
         draw_fitted(canvas, markup, slot)
     except DoesNotFit:
         raise UnprintableContent(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
-
-
-def plain(element: ET.Element) -> str:
-    return "".join(element.itertext()).strip()
 
 
 def _draw_calibration(canvas, band: Rect, label: str, ruler_note: str, letter: bool) -> None:

@@ -126,11 +126,11 @@ class KitRenderer:
                      for k, card in enumerate(deck.cards)]
             for kit in self.plan.kit_numbers:
                 label = self.kit_label(kit)
-                backs[(d, kit)] = Design((d, kit), back_where, render_template(
+                backs[(d, kit)] = Design(back_where, render_template(
                     self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity, kit=label),
                     "back", deck.back.pattern)
                 for k, card, texts, where in cards:
-                    faces[(d, k, kit)] = Design((d, k, kit), where, render_template(
+                    faces[(d, k, kit)] = Design(where, render_template(
                         self.env, "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label),
                         "face")
         if deck_file.optional:
@@ -151,7 +151,7 @@ class KitRenderer:
         slip = plan.slip
         xml = render_template(self.env, "slip.xml.j2", slip=slip, activity=self.activity)
         index = self.activity.slips.index(slip)
-        design = Design(slip.id, self.where(("slips", index), f"slip {slip.id!r}"), xml, "slip")
+        design = Design(self.where(("slips", index), f"slip {slip.id!r}"), xml, "slip")
         data, pages = render_card_sheets(
             plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
             text=self.sheet_text(f"{self.activity.title} · {slip.title}", _("slips")), letter=self.letter,
