@@ -275,6 +275,16 @@ def _draw_fold_line(canvas, grid: Grid, label: str) -> None:
     canvas.drawString(PAGE_MARGIN, fold + mm(1), label)
 
 
+def shared_form_resources(canvas):
+    """One resource dictionary (the document's fonts) that every card form refers to, instead of a copy each:
+    a sheet file holds thousands of forms."""
+    from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+
+    resources = PDFResourceDictionary()
+    resources.basicFonts()
+    return canvas._doc.Reference(resources)
+
+
 DRAW = {"face": _draw_face, "back": _draw_back, "slip": _draw_slip}
 
 
@@ -318,6 +328,7 @@ def render_card_sheets(
                                    else "DuplexFlipLongEdge")
     width, height, bleed = grid.card.width, grid.card.height, sheet_options.bleed
     forms: dict[tuple[str, Hashable], str] = {}
+    resources = shared_form_resources(canvas)
 
     def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> None:
         if (kind, key) not in forms:
@@ -327,7 +338,7 @@ def render_card_sheets(
                 _draw_back(canvas, design, width, height, style, bleed)
             else:
                 DRAW[design.kind](canvas, design, width, height, style)
-            canvas.endForm()
+            canvas.endForm(Resources=resources)
         canvas.saveState()
         if rotated:
             canvas.translate(rect.right, rect.top)

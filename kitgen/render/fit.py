@@ -59,10 +59,11 @@ DESCENT = 0.24
 
 @dataclass(frozen=True)
 class Lines:
-    """Plain text broken into lines at one font size."""
+    """Plain text broken into lines at one font size, with each line's width in points."""
 
     size: float
     lines: tuple[str, ...]
+    widths: tuple[float, ...] = ()
 
     def height(self, leading: float) -> float:
         return (len(self.lines) - 1) * self.size * leading + self.size
@@ -90,6 +91,8 @@ def _break(words: list[str], font: str, size: float, width: float) -> list[str] 
 @lru_cache(maxsize=16384)
 def fitted_plain(text: str, slot: Slot) -> Lines:
     """The largest size at which plain `text` fits `slot.box`, broken into lines; or DoesNotFit."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
     register_fonts()
     words = [word for word in re.split(r"[ \t\n\r]+", text) if word]  # a no-break space keeps words together
     font = BOLD if slot.bold else REGULAR
@@ -97,11 +100,25 @@ def fitted_plain(text: str, slot: Slot) -> Lines:
     while size >= slot.min_size - 1e-9:
         lines = _break(words, font, size, slot.box.width)
         if lines is not None:
-            fit = Lines(size, tuple(lines))
+            fit = Lines(size, tuple(lines), tuple(stringWidth(line, font, size) for line in lines))
             if fit.height(slot.leading) <= slot.box.height + 0.01:
                 return fit
         size -= STEP
     raise DoesNotFit(text)
+
+
+def text_operators(canvas, font_name: str, size: float, x: float, y: float, text: str) -> str:
+    """PDF operators that show `text` with its left end of baseline at (x, y) points.
+
+    The same operators ReportLab's text object writes (the font's subsets name the glyphs), built in one
+    string: card sheets print tens of thousands of short lines and this is most of their drawing time.
+    """
+    from reportlab.pdfbase.pdfmetrics import getFont
+
+    font, doc = getFont(font_name), canvas._doc
+    shows = [f"{font.getSubsetInternalName(subset, doc)} {size:.6g} Tf ({canvas._escape(data)}) Tj"
+             for subset, data in font.splitString(text, doc)]
+    return f"BT 1 0 0 1 {x:.6g} {y:.6g} Tm {' '.join(shows)} ET"
 
 
 def _draw_plain(canvas, text: str, slot: Slot, valign: str) -> float:
@@ -110,16 +127,20 @@ def _draw_plain(canvas, text: str, slot: Slot, valign: str) -> float:
     block = fit.height(slot.leading)
     top = slot.box.top if valign == "top" else slot.box.y + (slot.box.height + block) / 2
     baseline = top - ASCENT * fit.size - (1 - ASCENT - DESCENT) * fit.size / 2
-    canvas.setFont(BOLD if slot.bold else REGULAR, fit.size)
-    canvas.setFillColorRGB(*slot.color)
-    for line in fit.lines:
+    font = BOLD if slot.bold else REGULAR
+    r, g, b = slot.color
+    operators = [f"q {r:.6g} {g:.6g} {b:.6g} rg"]  # q … Q: the colour does not leak into the canvas's state
+    for line, width in zip(fit.lines, fit.widths):
         if slot.align == "center":
-            canvas.drawCentredString(slot.box.x + slot.box.width / 2, baseline, line)
+            x = slot.box.x + (slot.box.width - width) / 2
         elif slot.align == "right":
-            canvas.drawRightString(slot.box.right, baseline, line)
+            x = slot.box.right - width
         else:
-            canvas.drawString(slot.box.x, baseline, line)
+            x = slot.box.x
+        operators.append(text_operators(canvas, font, fit.size, x, baseline, line))
         baseline -= leading
+    operators.append("Q")
+    canvas.addLiteral("\n".join(operators))
     return fit.size
 
 
