@@ -30,13 +30,15 @@ class ActivityReport:
         return "up to date" if all(r.skipped for r in self.results) else "built"
 
 
-def build_one(activity_id: str, options: BuildOptions, content: Path) -> ActivityReport:
-    """Build every edition of one activity; errors become part of the report."""
-    from kitgen.build import build_all_editions
+def build_one(activity_id: str, options: BuildOptions, content: Path, language: str | None = None) -> ActivityReport:
+    """Build one edition of an activity (every edition when `language` is None); errors become part of the report."""
+    from kitgen.build import build, build_all_editions
     from kitgen.index import thumbnail
 
+    library = Library(content)
     try:
-        results = build_all_editions(activity_id, options, Library(content))
+        results = build_all_editions(activity_id, options, library) if language is None else \
+            [build(activity_id, options, library, language)]
         # the index's thumbnails are drawn here, in the worker, while the other core builds another kit
         return ActivityReport(activity_id, results, thumbnails={r.folder.name: thumbnail(r) for r in results})
     except KitgenError as error:
@@ -45,18 +47,60 @@ def build_one(activity_id: str, options: BuildOptions, content: Path) -> Activit
         return ActivityReport(activity_id, error=f"internal error: {type(error).__name__}: {error}", exit_code=1)
 
 
-def _warm_up() -> None:
-    """Import the renderer and register the fonts once, before workers fork and share them."""
+@dataclass(frozen=True)
+class Edition:
+    """One unit of work for the pool: an activity in one language."""
+
+    activity_id: str
+    language: str
+    cost: int  # bytes of YAML behind it: a rough guide to how long it takes to build
+
+
+def _editions(files: dict[str, Path], stale: list[str]) -> list[Edition]:
+    """Every edition of the stale activities, the costliest first so no core is left with a big one at the end."""
+    from kitgen.load.editions import editions
+
+    units = []
+    for activity_id in stale:
+        path = files[activity_id]
+        for language in editions(path):
+            overlay = path.with_suffix(f".{language}{path.suffix}")
+            cost = path.stat().st_size + (overlay.stat().st_size if overlay.is_file() else 0)
+            units.append(Edition(activity_id, language, cost))
+    return sorted(units, key=lambda unit: -unit.cost)
+
+
+def _merge(activity_id: str, ordered: list[ActivityReport]) -> ActivityReport:
+    """One activity's report from its editions' reports, in language order (the first error wins)."""
+    failed = next((part for part in ordered if part.error), None)
+    if failed:
+        return ActivityReport(activity_id, error=failed.error, exit_code=failed.exit_code)
+    return ActivityReport(activity_id, [r for part in ordered for r in part.results],
+                          thumbnails={k: v for part in ordered for k, v in part.thumbnails.items()})
+
+
+def _warm_up(library: Library) -> None:
+    """Import everything a build uses, register the fonts and compile the library's templates once, before
+    the workers fork and share them; then freeze the heap so the workers' garbage collection does not copy it."""
+    import gc
+
     import kitgen.build  # noqa: F401
+    import kitgen.index  # noqa: F401
+    import kitgen.inputs  # noqa: F401
+    import kitgen.plan.kit  # noqa: F401
     import kitgen.render.kit  # noqa: F401
+    import kitgen.write  # noqa: F401
     from kitgen.render.fonts import register_fonts
+    from kitgen.render.markup import compile_templates
 
     register_fonts()
+    compile_templates(tuple(library.template_dirs()))
+    gc.freeze()
 
 
 def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
                   on_done: Callable[[ActivityReport], None] | None = None) -> list[ActivityReport]:
-    """Build every activity, `jobs` at a time (default: one per CPU core); reports in library order.
+    """Build every activity, `jobs` editions at a time (default: one per CPU core); reports in library order.
 
     Up-to-date activities are recognised here from their manifests, without loading the renderer.
     """
@@ -73,24 +117,32 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
             reports[activity_id] = ActivityReport(activity_id, fresh)
             if on_done:
                 on_done(reports[activity_id])
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(stale)))
-    if stale:
-        _warm_up()
-    if jobs == 1:
-        for activity_id in stale:
-            reports[activity_id] = build_one(activity_id, options, library.content)
+    units = _editions(files, stale)
+    parts: dict[str, dict[str, ActivityReport]] = {activity_id: {} for activity_id in stale}
+    wanted = {activity_id: [u.language for u in units if u.activity_id == activity_id] for activity_id in stale}
+
+    def finished(unit: Edition, report: ActivityReport) -> None:
+        parts[unit.activity_id][unit.language] = report
+        if len(parts[unit.activity_id]) == len(wanted[unit.activity_id]):
+            done = parts[unit.activity_id]
+            reports[unit.activity_id] = _merge(unit.activity_id, [done[language] for language in sorted(done)])
             if on_done:
-                on_done(reports[activity_id])
+                on_done(reports[unit.activity_id])
+
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(units)))
+    if units:
+        _warm_up(library)
+    if jobs == 1:
+        for unit in units:
+            finished(unit, build_one(unit.activity_id, options, library.content, unit.language))
     else:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = [pool.submit(build_one, activity_id, options, library.content) for activity_id in stale]
+            futures = {pool.submit(build_one, unit.activity_id, options, library.content, unit.language): unit
+                       for unit in units}
             for future in as_completed(futures):
-                report = future.result()
-                reports[report.activity_id] = report
-                if on_done:
-                    on_done(report)
+                finished(futures[future], future.result())
     return [reports[activity_id] for activity_id in files]
 
 

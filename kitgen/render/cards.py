@@ -4,13 +4,14 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable, Hashable, Sequence
 
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
 from kitgen.plan.imposition import PAGE_MARGIN, back_band
 from kitgen.render.style import Style
-from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label
+from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label, text_operators
 from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
@@ -36,8 +37,9 @@ class Design:
         return [plain_text(part) for part in self.xml]
 
 
+@lru_cache(maxsize=32)
 def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slot]:
-    """Where each part of a card face goes, as fractions of the safe area."""
+    """Where each part of a card face goes, as fractions of the safe area (shared: do not change it)."""
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
 
     def band(top: float, bottom: float, left: float = 0.0, right: float = 1.0) -> Rect:
@@ -56,8 +58,9 @@ def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slo
     }
 
 
+@lru_cache(maxsize=32)
 def back_slots(width: float, height: float) -> tuple[Rect, dict[str, Slot]]:
-    """The white panel in the middle of a back and the text slots inside it."""
+    """The white panel in the middle of a back and the text slots inside it (shared: do not change it)."""
     panel = Rect(width * 0.16, height * 0.30, width * 0.68, height * 0.40)
     inner = panel.inset(mm(2))
     h = inner.height
@@ -227,32 +230,34 @@ def _fit_or_fail(canvas, design: Design, part: str, markup: str, slot: Slot) -> 
         raise UnprintableContent(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
 
 
+@lru_cache(maxsize=8)
+def _ruler_strokes(x0: float, y: float, letter: bool) -> str:
+    """The ruler's lines as PDF operators, one stroked segment each (the same on every sheet of a file)."""
+    segments = [(x0, y, x0 + (4 * INCH if letter else mm(100)), y)]
+    for tick in range(0, 101, 5):
+        segments.append((x0 + mm(tick), y, x0 + mm(tick), y + (mm(2.5) if tick % 10 == 0 else mm(1.2))))
+    if letter:
+        for eighth in range(0, 33, 2):
+            x = x0 + eighth * INCH / 8
+            segments.append((x, y, x, y - (mm(2.5) if eighth % 8 == 0 else mm(1.2))))
+    lines = " ".join(f"{a:.6g} {b:.6g} m {c:.6g} {d:.6g} l S" for a, b, c, d in segments)
+    return f"q 0 G 0.5 w {lines} Q"
+
+
 def _draw_calibration(canvas, band: Rect, label: str, ruler_note: str, letter: bool) -> None:
     """A 100 mm ruler (and a 4 in one on Letter) with the words to check it, then the sheet label."""
     x0 = band.x + mm(2)
     y = band.y + (mm(4.5) if letter else mm(3))
-    length_mm = mm(100)
-    canvas.setStrokeGray(0)
-    canvas.setFillGray(0)
-    canvas.setLineWidth(0.5)
-    canvas.line(x0, y, x0 + (4 * INCH if letter else length_mm), y)
-    for tick in range(0, 101, 5):
-        up = mm(2.5) if tick % 10 == 0 else mm(1.2)
-        canvas.line(x0 + mm(tick), y, x0 + mm(tick), y + up)
-    canvas.setFont(REGULAR, 6)
-    canvas.drawString(x0 + mm(100) + mm(1), y + mm(1), "100 mm")
-    if letter:
-        for eighth in range(0, 33, 2):
-            down = mm(2.5) if eighth % 8 == 0 else mm(1.2)
-            canvas.line(x0 + eighth * INCH / 8, y, x0 + eighth * INCH / 8, y - down)
-        canvas.drawString(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in")
+    canvas.addLiteral(_ruler_strokes(x0, y, letter))
+    units = [(x0 + mm(100) + mm(1), y + mm(1), "100 mm")] + ([(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in")]
+                                                             if letter else [])
+    canvas.addLiteral("q 0 g " + " ".join(text_operators(canvas, REGULAR, 6, x, y_, word) for x, y_, word in units)
+                      + " Q")
     text_box = Rect(x0 + 4 * INCH + mm(12), band.y, band.right - (x0 + 4 * INCH + mm(12)), band.height)
     upper = Rect(text_box.x, text_box.y + text_box.height / 2, text_box.width, text_box.height / 2)
     lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
     draw_label(canvas, ruler_note, Slot(upper, 7, bold=True, align="left", min_size=5))
     draw_label(canvas, label, Slot(lower, 7, align="left", min_size=5))
-
-
 
 
 def _draw_cut_lines(canvas, rects: list[Rect]) -> None:

@@ -41,4 +41,6 @@ def _covered() -> frozenset[int]:
 def missing_glyphs(text: str) -> list[str]:
     """Characters of `text` the bundled fonts cannot draw (line breaks and spaces are fine)."""
     covered = _covered()
+    if covered.issuperset(map(ord, text)):
+        return []
     return sorted({ch for ch in text if ord(ch) not in covered and ch not in "\n\r\t"})

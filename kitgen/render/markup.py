@@ -70,6 +70,16 @@ def environment(template_dirs: tuple[Path, ...], language: str) -> jinja2.Enviro
     return env
 
 
+def compile_templates(template_dirs: tuple[Path, ...]) -> None:
+    """Compile every template in these folders into the shared bytecode store (before a batch forks)."""
+    env = environment(template_dirs, "en")
+    for name in env.list_templates(filter_func=lambda name: name.endswith(".j2")):
+        try:
+            env.get_template(name)
+        except jinja2.TemplateError:
+            pass  # a broken template is reported, with its line, by the build that uses it
+
+
 def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.Element:
     """Render `name` and parse its XML; template mistakes name the template file and line."""
     try:
