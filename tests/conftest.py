@@ -5,6 +5,8 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +19,9 @@ from pypdf.generic import ContentStream
 from kitgen.build import BuildOptions, BuildResult, build
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
+
+# compiled templates go to a cache of this test session's own, never the user's
+os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"
