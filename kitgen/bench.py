@@ -42,6 +42,7 @@ decks:
         symbol: "◆"
         caption: "Column {{{{ column }}}}"
         text: "Row {{{{ row }}}} and column {{{{ column }}}}: a distinct card with its own text."
+        count: {copies}
 record_sheets:
   - id: record
     title: Record
@@ -50,18 +51,20 @@ record_sheets:
 """
 
 
-def synthetic_activity(folder: Path, activity_id: str, cards: int) -> None:
-    """An activity whose deck holds `cards` distinct cards (a row × column product)."""
+def synthetic_activity(folder: Path, activity_id: str, cards: int, copies: int = 1) -> None:
+    """An activity whose deck holds `cards` distinct cards (a row × column product), `copies` of each."""
     columns = min(cards, 20)
     rows = cards // columns
     (folder / f"{activity_id}.yaml").write_text(
-        ACTIVITY.format(id=activity_id, rows=list(range(rows)), columns=list(range(columns))), encoding="utf-8")
+        ACTIVITY.format(id=activity_id, rows=list(range(rows)), columns=list(range(columns)), copies=copies),
+        encoding="utf-8")
 
 
-def run(command: list[str], cwd: Path) -> tuple[float, int]:
+def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
     """Wall seconds and peak resident memory (MB) of one fresh process."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env={**os.environ, **(env or {})})
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -71,12 +74,10 @@ def run(command: list[str], cwd: Path) -> tuple[float, int]:
 
 
 def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | None, cards: int,
-            prepare=None) -> dict:
+            env: dict[str, str] | None = None) -> dict:
     walls, peaks = [], []
     for _ in range(repeat):
-        if prepare:
-            prepare()
-        wall, peak = run(command, cwd)
+        wall, peak = run(command, cwd, env)
         walls.append(wall)
         peaks.append(peak)
     pdfs = list(out.rglob("*.pdf")) if out else []
@@ -106,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
         rows.append(measure("kitgen --help", kitgen + ["--help"], work, args.repeat, None, 0))
         full = kitgen + ["build", "--all", "--force", "-q", "--content", str(library / "content"), "--out", str(out)]
         rows.append(measure("library, full build", full, work, args.repeat, out, 0))
+        rows.append(measure("library, full, no template cache", full, work, args.repeat, out, 0,
+                            env={"KITGEN_CACHE": "off"}))
         noop = kitgen + ["build", "--all", "-q", "--content", str(library / "content"), "--out", str(out)]
         rows.append(measure("library, no-op rebuild", noop, work, args.repeat, None, 0))
 
@@ -120,6 +123,14 @@ def main(argv: list[str] | None = None) -> None:
             label = f"{cards * kits:,} cards" + (f" ({kits} kits of {cards:,})" if kits > 1 else " (distinct)")
             rows.append(measure(label, command, work, args.repeat if cards * kits <= 2000 else 1, deck_out,
                                 cards * kits))
+
+        for copies in (1, 30):  # the cost of a repeated card: the same 40 kinds, once and 30 times each
+            synthetic_activity(decks, f"repeat-{copies}", 40, copies)
+            repeat_out = work / f"out-repeat-{copies}"
+            command = kitgen + ["build", f"repeat-{copies}", "--force", "-q", "--content", str(decks),
+                                "--out", str(repeat_out)]
+            rows.append(measure(f"{40 * copies:,} cards (40 kinds × {copies})", command, work, 1, repeat_out,
+                                40 * copies))
 
         if not args.quick:
             many = work / "many" / "content"
@@ -137,6 +148,10 @@ def main(argv: list[str] | None = None) -> None:
         per_card = f"{row['ms_per_card']:.2f}" if row["ms_per_card"] else "-"
         print(f"{row['case']:<36} {row['wall']:>10.2f}s {row['peak']:>8} {row['pages']:>6} {row['bytes']:>11,} "
               f"{per_card:>8}")
+    repeats = [r for r in rows if "40 kinds" in r["case"]]
+    if len(repeats) == 2:
+        extra = (repeats[1]["bytes"] - repeats[0]["bytes"]) / (40 * 29)
+        print(f"bytes per additional copy of a card kind: {extra:,.0f}")
     many = [r for r in rows if r["case"].startswith("200 activities")]
     if len(many) == 2:
         print(f"parallel speed-up on {os.cpu_count()} cores: {many[0]['wall'] / many[1]['wall']:.2f}×")

@@ -69,22 +69,32 @@ class Lines:
         return (len(self.lines) - 1) * self.size * leading + self.size
 
 
-def _break(words: list[str], font: str, size: float, width: float) -> list[str] | None:
-    """Greedy line breaking at spaces; None when a single word is wider than the box."""
+@lru_cache(maxsize=65536)
+def _unit_width(word: str, font: str) -> float:
+    """The advance width of `word` at 1 pt (widths scale with the size: no kerning is applied)."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
+    return stringWidth(word, font, 1.0)
+
+
+def _break(words: list[str], font: str, size: float, width: float) -> list[str] | None:
+    """Greedy line breaking at spaces; None when a single word is wider than the box."""
+    space = _unit_width(" ", font) * size
     lines: list[str] = []
-    current = ""
+    current: list[str] = []
+    used = 0.0
     for word in words:
-        if stringWidth(word, font, size) > width + 0.01:
+        advance = _unit_width(word, font) * size
+        if advance > width + 0.01:
             return None
-        candidate = f"{current} {word}" if current else word
-        if stringWidth(candidate, font, size) <= width + 0.01:
-            current = candidate
+        if current and used + space + advance <= width + 0.01:
+            current.append(word)
+            used += space + advance
         else:
-            lines.append(current)
-            current = word
-    lines.append(current)
+            if current:
+                lines.append(" ".join(current))
+            current, used = [word], advance
+    lines.append(" ".join(current))
     return lines
 
 
@@ -112,13 +122,17 @@ def text_operators(canvas, font_name: str, size: float, x: float, y: float, text
 
     The same operators ReportLab's text object writes (the font's subsets name the glyphs), built in one
     string: card sheets print tens of thousands of short lines and this is most of their drawing time.
+    A text's glyph codes belong to its document, so they are remembered per canvas.
     """
-    from reportlab.pdfbase.pdfmetrics import getFont
+    shows = canvas.__dict__.setdefault("_kitgen_shows", {})
+    key = (font_name, size, text)
+    if key not in shows:
+        from reportlab.pdfbase.pdfmetrics import getFont
 
-    font, doc = getFont(font_name), canvas._doc
-    shows = [f"{font.getSubsetInternalName(subset, doc)} {size:.6g} Tf ({canvas._escape(data)}) Tj"
-             for subset, data in font.splitString(text, doc)]
-    return f"BT 1 0 0 1 {x:.6g} {y:.6g} Tm {' '.join(shows)} ET"
+        font, doc = getFont(font_name), canvas._doc
+        shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {size:.6g} Tf ({canvas._escape(data)}) Tj"
+                              for subset, data in font.splitString(text, doc))
+    return f"BT 1 0 0 1 {x:.6g} {y:.6g} Tm {shows[key]} ET"
 
 
 def _draw_plain(canvas, text: str, slot: Slot, valign: str) -> float:
