@@ -79,9 +79,10 @@ def _merge(activity_id: str, ordered: list[ActivityReport]) -> ActivityReport:
                           thumbnails={k: v for part in ordered for k, v in part.thumbnails.items()})
 
 
-def _warm_up(library: Library) -> None:
-    """Import everything a build uses, register the fonts and compile the library's templates once, before
-    the workers fork and share them; then freeze the heap so the workers' garbage collection does not copy it."""
+def _warm_up(library: Library, languages: set[str]) -> None:
+    """Import everything a build uses, register the fonts, compile the library's templates and read the
+    catalogs once, before the workers fork and share them; then freeze the heap so the workers' garbage
+    collection does not copy it."""
     import gc
 
     import kitgen.build  # noqa: F401
@@ -91,10 +92,16 @@ def _warm_up(library: Library) -> None:
     import kitgen.render.kit  # noqa: F401
     import kitgen.write  # noqa: F401
     from kitgen.render.fonts import register_fonts
+    from kitgen.locale import translations
     from kitgen.render.markup import compile_templates
 
     register_fonts()
     compile_templates(tuple(library.template_dirs()))
+    for language in sorted(languages):
+        try:
+            translations(language)
+        except KitgenError:
+            pass  # the edition's own build reports a missing catalog
     gc.freeze()
 
 
@@ -131,7 +138,7 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(units)))
     if units:
-        _warm_up(library)
+        _warm_up(library, {unit.language for unit in units})
     if jobs == 1:
         for unit in units:
             finished(unit, build_one(unit.activity_id, options, library.content, unit.language))
