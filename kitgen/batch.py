@@ -1,9 +1,7 @@
 """Build a whole library: every activity and language edition, in parallel, one failure never stopping the rest."""
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -143,6 +141,9 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
         for unit in units:
             finished(unit, build_one(unit.activity_id, options, library.content, unit.language))
     else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
