@@ -5,7 +5,8 @@ import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Callable, Hashable, Sequence
+from types import MappingProxyType
+from typing import Callable, Hashable, Mapping, Sequence
 
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
@@ -38,15 +39,15 @@ class Design:
 
 
 @lru_cache(maxsize=32)
-def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slot]:
-    """Where each part of a card face goes, as fractions of the safe area (shared: do not change it)."""
+def face_slots(width: float, height: float, scale: float = 1.0) -> Mapping[str, Slot]:
+    """Where each part of a card face goes, as fractions of the safe area (one read-only table per size)."""
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
 
     def band(top: float, bottom: float, left: float = 0.0, right: float = 1.0) -> Rect:
         return Rect(safe.x + left * safe.width, safe.top - bottom * safe.height,
                     (right - left) * safe.width, (bottom - top) * safe.height)
 
-    return {
+    return MappingProxyType({
         "corner": Slot(band(0.0, 0.13, 0.0, 0.24), 16 * scale, bold=True, align="left"),
         "title": Slot(band(0.0, 0.13, 0.24, 0.76), 14 * scale, bold=True),
         "mark": Slot(band(0.0, 0.13, 0.76, 1.0), 14 * scale, bold=True, align="right"),
@@ -55,21 +56,21 @@ def face_slots(width: float, height: float, scale: float = 1.0) -> dict[str, Slo
         "text": Slot(band(0.61, 0.86), 10 * scale),
         "footer": Slot(band(0.86, 0.95), 11 * scale, bold=True),
         "kit": Slot(band(0.95, 1.0, 0.5, 1.0), 7, align="right", color=GREY),
-    }
+    })
 
 
 @lru_cache(maxsize=32)
-def back_slots(width: float, height: float) -> tuple[Rect, dict[str, Slot]]:
-    """The white panel in the middle of a back and the text slots inside it (shared: do not change it)."""
+def back_slots(width: float, height: float) -> tuple[Rect, Mapping[str, Slot]]:
+    """The white panel in the middle of a back and the text slots inside it (one read-only table per size)."""
     panel = Rect(width * 0.16, height * 0.30, width * 0.68, height * 0.40)
     inner = panel.inset(mm(2))
     h = inner.height
-    return panel, {
+    return panel, MappingProxyType({
         "symbol": Slot(Rect(inner.x, inner.y + h * 0.50, inner.width, h * 0.50), 40, bold=True),
         "title": Slot(Rect(inner.x, inner.y + h * 0.30, inner.width, h * 0.20), 14, bold=True),
         "subtitle": Slot(Rect(inner.x, inner.y + h * 0.15, inner.width, h * 0.15), 9),
         "kit": Slot(Rect(inner.x, inner.y, inner.width, h * 0.15), 10, bold=True),
-    }
+    })
 
 
 COLORED_PARTS = {"corner", "title", "mark", "symbol"}
@@ -86,7 +87,7 @@ def rgb(color: str) -> tuple[float, float, float]:
     return NAMED_COLORS.get(color.lower(), (0, 0, 0))
 
 
-def _draw_slots(canvas, design: Design, slots: dict[str, Slot]) -> None:
+def _draw_slots(canvas, design: Design, slots: Mapping[str, Slot]) -> None:
     for element in design.xml:
         slot = slots.get(element.tag)
         if slot is None:
