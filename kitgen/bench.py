@@ -1,6 +1,6 @@
 """Benchmark: `python -m kitgen.bench` builds synthetic decks and libraries in fresh processes and prints a table.
 
-Cases: the CLI's start, the real library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
+Cases: the floor (Python with kitgen's dependencies imported, then its build modules), the CLI's start, the real library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
 cards, and a synthetic library of 200 activities on one worker and on every core. Each case runs
 `--repeat` times (median wall time; peak resident memory of the child process).
 """
@@ -52,6 +52,11 @@ record_sheets:
 """
 
 
+# what any build has to import before it draws anything: the floor under every build case below
+DEPENDENCIES = "import click, yaml, jinja2.sandbox, pydantic, reportlab.pdfgen.canvas, reportlab.platypus"
+KITGEN_MODULES = "import kitgen.cli, kitgen.build, kitgen.render.kit, kitgen.load.model"
+
+
 def synthetic_activity(folder: Path, activity_id: str, cards: int, copies: int = 1) -> None:
     """An activity whose deck holds `cards` distinct cards (a row × column product), `copies` of each."""
     columns = min(cards, 20)
@@ -100,7 +105,10 @@ def library_cases(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
     out = work / "out-library"
     full = kitgen + ["build", "--all", "--force", "-q", "--content", str(library / "content"), "--out", str(out)]
     noop = kitgen + ["build", "--all", "-q", "--content", str(library / "content"), "--out", str(out)]
-    return [measure("kitgen --help", kitgen + ["--help"], work, repeat, None, 0),
+    python = kitgen[:1]
+    return [measure("floor: Python + dependencies imported", python + ["-c", DEPENDENCIES], work, repeat, None, 0),
+            measure("floor: + kitgen's build modules", python + ["-c", KITGEN_MODULES], work, repeat, None, 0),
+            measure("kitgen --help", kitgen + ["--help"], work, repeat, None, 0),
             measure("library, full build", full, work, repeat, out, 0),
             measure("library, full, no template cache", full, work, repeat, out, 0, env={"KITGEN_CACHE": "off"}),
             measure("library, no-op rebuild", noop, work, repeat, None, 0)]

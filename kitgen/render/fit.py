@@ -4,10 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 import re
 from functools import lru_cache
-from xml.sax.saxutils import unescape
 
 from kitgen.plan import Rect
 from kitgen.render.fonts import BOLD, REGULAR, register_fonts
+from kitgen.render.markup import unescape
 
 MIN_SIZE = 7.0  # points: the smallest type kitgen prints on a card
 STEP = 0.5

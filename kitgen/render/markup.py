@@ -11,7 +11,6 @@ import xml.etree.ElementTree as ET
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
 
 import jinja2
 import jinja2.bccache
@@ -158,6 +157,16 @@ def _template_location(error: Exception, name: str) -> str:
         if frame.filename.endswith((".j2", ".xml", ".html")):
             return f"{frame.filename}:{frame.lineno}"
     return name
+
+
+def escape(text: str) -> str:
+    """`&`, `<` and `>` as entities (what xml.sax.saxutils does, without importing urllib and ssl with it)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescape(text: str) -> str:
+    """The inverse of `escape`."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def inline_markup(element: ET.Element) -> str:
