@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 from kitgen.errors import UsageError
-from kitgen.write import write_atomic
 
 
 def config_file() -> Path:
@@ -42,6 +41,8 @@ def save_printer(name: str, back_offset_mm: tuple[float, float]) -> Path:
         raise UsageError(f"{name!r} is not a usable printer name (letters, digits, '-', '_', '.')")
     printers = load_printers()
     printers[name] = {"back_offset_mm": list(back_offset_mm)}
+    from kitgen.write import write_atomic
+
     path = config_file()
     write_atomic(path, (json.dumps(printers, indent=2, sort_keys=True) + "\n").encode())
     return path

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kitgen.errors import UsageError
-from kitgen.plan.imposition import Sheet
 from kitgen.render.style import Style
 from kitgen.units import mm, to_mm
 
 if TYPE_CHECKING:
     from kitgen.load.model import Printing
+    from kitgen.plan.imposition import Sheet
 
 
 def kit_folder_name(activity_id: str, language: str, several_editions: bool) -> str:
@@ -62,6 +62,8 @@ class BuildOptions:
             raise UsageError(f"duplex must be long, short or none, got {self.duplex!r}")
         if not 0 <= self.bleed_mm <= 10:
             raise UsageError(f"bleed must be between 0 and 10 mm, got {self.bleed_mm:g}")
+        from kitgen.plan.imposition import Sheet
+
         return Sheet(self.duplex, bool(self.fold), mm(self.bleed_mm or 0.0))  # type: ignore[arg-type]
 
     def style(self) -> Style:
