@@ -239,6 +239,42 @@ def test_unicode_the_font_has_builds(tmp_path: Path):
     assert "now ☺" in pdf_text(cards, slice(0, 1))
 
 
+def font_subsets(path: Path) -> set[str]:
+    """The /BaseFont names of every font a PDF's pages and forms use (an embedded subset is `ABCDEF+Name`)."""
+    names: set[str] = set()
+    for page in pypdf.PdfReader(path).pages:
+        resources = page["/Resources"].get_object()
+        dictionaries = [resources] + [x.get_object()["/Resources"].get_object()
+                                      for x in (resources.get("/XObject") or {}).values()]
+        for dictionary in dictionaries:
+            for font in (dictionary.get("/Font") or {}).values():
+                names.add(str(font.get_object()["/BaseFont"]))
+    return names
+
+
+def test_cards_with_more_characters_than_one_font_subset_keep_every_word(tmp_path: Path):
+    """Over 256 distinct characters (Latin, Greek, Cyrillic) make ReportLab split the font into several subsets;
+    every word still prints and extracts as written, on every card that carries it."""
+    codes = [*range(0xC0, 0x17F), *range(0x180, 0x1B0), *range(0x391, 0x3A9), *range(0x3B1, 0x3C9), *range(0x410, 0x450)]
+    alphabet = [chr(c) for c in codes if chr(c).isalpha()]
+    assert len(alphabet) > 300
+    words = ["".join(alphabet[i:i + 9]) for i in range(0, len(alphabet), 9)]
+
+    def change(data: dict) -> None:
+        kinds = [card for deck in data["decks"] for card in deck["cards"]]
+        for k, card in enumerate(kinds):  # every character once, spread over every card kind of every deck
+            card["text"] = " ".join(words[k::len(kinds)])
+            card.pop("caption", None)
+    growing_variant(tmp_path / "content", change)
+    result = build(ACTIVITY, BuildOptions(out_dir=tmp_path / "out"), Library.open(tmp_path / "content"))
+    cards = next(f.path for f in result.files if f.role == "cards")
+    regular = {name for name in font_subsets(cards) if "Bold" not in name}
+    assert len(regular) >= 2, f"expected the regular face in several subsets, got {regular}"
+    printed = pdf_text(cards).split()
+    missing = [word for word in words if word not in printed]
+    assert not missing, f"words lost or garbled: {missing[:5]}"
+
+
 @pytest.mark.xfail(strict=True, reason="ReportLab writes the ToUnicode entry of a character beyond U+FFFF as "
                                        "'<01> <1F600>' (odd-length hex, not UTF-16 '<D83DDE00>'), so the PDF's text "
                                        "layer is wrong: pdfplumber extracts 'Smile \u1f60 now' (ὠ), pypdf 'Smile  now'; "
