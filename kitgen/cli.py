@@ -14,14 +14,19 @@ from kitgen import __version__
 from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError
 
 
+def _describe(error: KitgenError) -> str:
+    """A kitgen error as the user should see it: located content errors as they are, others prefixed."""
+    if isinstance(error, (ContentError, UnprintableContent)):  # already `file:line:column: ...`
+        return str(error)
+    return f"error: {error}"
+
+
 def _fail(error: BaseException, debug: bool) -> None:
     """Print the error as the user should see it (no traceback unless --debug) and exit."""
     if debug:
         raise error
-    if isinstance(error, (ContentError, UnprintableContent)):  # already `file:line:column: ...`
-        click.echo(str(error), err=True)
-    elif isinstance(error, KitgenError):
-        click.echo(f"error: {error}", err=True)
+    if isinstance(error, KitgenError):
+        click.echo(_describe(error), err=True)
     elif isinstance(error, KeyboardInterrupt):
         click.echo("interrupted; every output file is either complete or as it was before", err=True)
         sys.exit(130)
@@ -101,12 +106,14 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Parallel builds for --all (default: CPU cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary.")
+@click.option("--watch", is_flag=True, help="Stay running and rebuild whenever a content file or template changes.")
 @print_options
 @content_option
 @out_option
 @debug_option
 def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size: str | None, language: str | None,
-          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, duplex, fold, bleed_mm,
+          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, watch: bool, duplex, fold,
+          bleed_mm,
           cut_lines, back_offset, printer, ink, large_print, content_dir: Path | None, out_dir: Path,
           debug: bool) -> None:
     """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
@@ -119,6 +126,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
       kitgen build growing-discard --class-size 28
       kitgen build growing-discard --fold --ink light
       kitgen build --all --printer room12
+      kitgen build growing-discard --watch
     """
     from kitgen.results import BuildOptions
 
@@ -132,12 +140,42 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
                                kits=kits, class_size=class_size,
                                **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
                                                 large_print))
-        if build_all:
-            _build_all(library, options, jobs, quiet)
-        else:
+
+        def build_once() -> int:
+            if build_all:
+                return _build_all(library, options, jobs, quiet)
             _build_some(library, options, activity_ids, language, quiet)
+            return 0
+
+        if watch:
+            _watch(library, out_dir, build_once)
+        elif build_once():
+            sys.exit(1)  # some kits failed; the others were built
 
     _guarded(run, debug)
+
+
+def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
+    """Build, then rebuild after every change until Ctrl-C; a content error is shown and waited out."""
+    from kitgen.watch import watch
+
+    def attempt() -> None:
+        try:
+            build_once()
+        except KitgenError as error:
+            click.echo(_describe(error), err=True)
+
+    def rebuild(files: list[str]) -> None:
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        click.echo(f"changed: {shown}", err=True)
+        attempt()
+
+    try:
+        attempt()
+        click.echo(f"watching {library.content} and the templates; Ctrl-C stops", err=True)
+        watch(lambda: [library.content, *library.template_dirs()], rebuild, skip=[out_dir])
+    except KeyboardInterrupt:
+        click.echo("stopped watching; every output file is either complete or as it was before", err=True)
 
 
 def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
@@ -168,7 +206,8 @@ def _quality_report(results) -> None:
                    "no colour too light for grayscale")
 
 
-def _build_all(library, options, jobs: int | None, quiet: bool) -> None:
+def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
+    """Build the library; 1 when some kits failed (the others were built), else 0."""
     from kitgen.batch import build_library, summary_table
     from kitgen.index import write_index
 
@@ -188,8 +227,7 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> None:
     click.echo(summary_table(reports))
     _quality_report([result for report in reports for result in report.results])
     click.echo(f"library index: {index[0]} and {index[1]}")
-    if any(report.error for report in reports):
-        sys.exit(1)  # some kits failed; the others were built
+    return 1 if any(report.error for report in reports) else 0
 
 
 class _NoBar:

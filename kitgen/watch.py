@@ -1,0 +1,75 @@
+"""Rebuild while you edit: `kitgen build ... --watch` keeps one warm process and rebuilds what changed.
+
+A cold `kitgen build` spends most of its time starting Python and importing ReportLab and pydantic; a
+watching process pays that once, so a rebuild after an edit costs only the kits that changed (the build is
+incremental, as without --watch). Files are polled (no extra dependency); a change is acted on once the
+files have stopped changing for one interval, so an editor's save-in-several-steps gives one rebuild.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+Snapshot = dict[str, tuple[int, int]]
+
+
+def _ignored(name: str) -> bool:
+    """Editor droppings and hidden files: swap files, backups, lock files."""
+    return name.startswith((".", "#")) or name.endswith(("~", ".swp", ".tmp"))
+
+
+def snapshot(folders: Iterable[Path], skip: Iterable[Path] = ()) -> Snapshot:
+    """Every file below `folders` (not below `skip`): path → (modification time in ns, size in bytes)."""
+    skipped = {str(Path(folder).resolve()) for folder in skip}
+    seen: Snapshot = {}
+    pending = [Path(folder) for folder in folders]
+    while pending:
+        folder = pending.pop()
+        if str(folder.resolve()) in skipped:
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue  # a folder that is missing or unreadable now is looked at again next time
+        for entry in entries:
+            if _ignored(entry.name):
+                continue
+            try:
+                if entry.is_dir():
+                    pending.append(Path(entry.path))
+                elif entry.is_file():
+                    info = entry.stat()
+                    seen[entry.path] = (info.st_mtime_ns, info.st_size)
+            except OSError:
+                continue
+    return seen
+
+
+def changed(before: Snapshot, after: Snapshot) -> list[str]:
+    """Files added, removed or modified between two snapshots, sorted."""
+    return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+
+def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None], *, skip: Iterable[Path] = (),
+          interval: float = 0.2, stop: Callable[[], bool] = lambda: False) -> None:
+    """Call `rebuild(changed_files)` each time files below `folders()` change and then settle, until `stop()`.
+
+    `folders` is asked again after each rebuild, so a new activity folder is watched too.
+    """
+    skip = list(skip)
+    current = snapshot(folders(), skip)
+    while not stop():
+        time.sleep(interval)
+        latest = snapshot(folders(), skip)
+        if latest == current:
+            continue
+        while True:  # wait for the writing to finish
+            time.sleep(interval)
+            settled = snapshot(folders(), skip)
+            if settled == latest:
+                break
+            latest = settled
+        rebuild(changed(current, latest))
+        current = snapshot(folders(), skip)

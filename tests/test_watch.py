@@ -1,0 +1,136 @@
+"""`kitgen build --watch`: one warm process that rebuilds after each edit, shows content errors and goes on.
+
+The end-to-end test runs the command in a real process on a copy of the library, edits the YAML as an
+author would, and reads the kit's PDF after each rebuild; what the PDF must say comes from the edit.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pypdf
+import pytest
+
+from conftest import ACTIVITY, CONTENT
+from kitgen.watch import changed, snapshot, watch
+
+LINE_TIMEOUT = 120  # seconds: generous, a slow machine must not make this test flaky
+
+
+def test_snapshot_sees_added_changed_and_removed_files_but_not_editor_files_or_the_output(tmp_path: Path):
+    content, out = tmp_path / "content", tmp_path / "content" / "out"
+    (content / "nested").mkdir(parents=True)
+    out.mkdir()
+    (content / "a.yaml").write_text("a")
+    (content / "nested" / "b.yaml").write_text("b")
+    (out / "kit.pdf").write_text("pdf")
+    before = snapshot([content], skip=[out])
+    assert sorted(Path(p).name for p in before) == ["a.yaml", "b.yaml"]
+    (content / ".a.yaml.swp").write_text("swap")
+    (content / "a.yaml~").write_text("backup")
+    (out / "kit.pdf").write_text("rebuilt pdf")
+    assert changed(before, snapshot([content], skip=[out])) == []
+    (content / "a.yaml").write_text("a, edited")
+    (content / "nested" / "b.yaml").unlink()
+    (content / "c.yaml").write_text("c")
+    assert [Path(p).name for p in changed(before, snapshot([content], skip=[out]))] == ["a.yaml", "c.yaml", "b.yaml"]
+
+
+def test_several_quick_writes_give_one_rebuild(tmp_path: Path):
+    (tmp_path / "a.yaml").write_text("0")
+    calls: list[list[str]] = []
+    done = threading.Event()
+    thread = threading.Thread(target=watch, args=(lambda: [tmp_path], calls.append),
+                              kwargs={"interval": 0.2, "stop": done.is_set}, daemon=True)
+    thread.start()
+    time.sleep(0.5)
+    for step in range(3):  # an editor saving in steps, faster than the interval
+        (tmp_path / "a.yaml").write_text(f"{step + 1}" * (step + 1))
+        time.sleep(0.05)
+    deadline = time.monotonic() + 10
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # no second call may follow
+    done.set()
+    thread.join(timeout=5)
+    assert calls == [[str(tmp_path / "a.yaml")]]
+
+
+class Watcher:
+    """`kitgen build ACTIVITY --watch` in a real process, its output (stdout and stderr) read line by line."""
+
+    def __init__(self, root: Path):
+        env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
+        env["KITGEN_CONFIG"] = str(root / "printers.json")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "kitgen", "build", ACTIVITY, "--watch", "--content", "content", "--out", "out"],
+            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for(self, text: str) -> str:
+        deadline = time.monotonic() + LINE_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                assert self.process.poll() is None, f"the watcher exited: {self.seen}"
+                continue
+            self.seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no line with {text!r} in {LINE_TIMEOUT} s; saw {self.seen}")
+
+
+def cards_text(root: Path) -> str:
+    reader = pypdf.PdfReader(root / "out" / ACTIVITY / f"{ACTIVITY}-cards.pdf")
+    return " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
+def test_watch_rebuilds_after_an_edit_survives_a_broken_file_and_stops_cleanly(tmp_path: Path):
+    shutil.copytree(CONTENT, tmp_path / "content")
+    source = tmp_path / "content" / f"{ACTIVITY}.yaml"
+    original = source.read_text(encoding="utf-8")
+    old_text = "Counts 1 coin while it is in your hand."
+    assert old_text in original
+    watcher = Watcher(tmp_path)
+    try:
+        watcher.wait_for("watching")
+        assert old_text in cards_text(tmp_path)
+
+        source.write_text(original.replace(old_text, "Worth one coin while you hold it."), encoding="utf-8")
+        watcher.wait_for("changed:")
+        watcher.wait_for("quality report")
+        assert "Worth one coin while you hold it." in cards_text(tmp_path)
+
+        source.write_text(original.replace("decks:", "decks: [", 1), encoding="utf-8")  # a YAML syntax error
+        watcher.wait_for("changed:")
+        error = watcher.wait_for("YAML syntax")
+        assert error.startswith(f"{os.path.join('content', ACTIVITY + '.yaml')}:")
+        assert "Worth one coin while you hold it." in cards_text(tmp_path), "the last good kit is kept"
+
+        source.write_text(original, encoding="utf-8")
+        watcher.wait_for("changed:")
+        watcher.wait_for("quality report")
+        assert old_text in cards_text(tmp_path)
+
+        watcher.process.send_signal(signal.SIGINT)
+        assert watcher.process.wait(timeout=30) == 0
+        watcher.wait_for("stopped watching")
+        assert not any("Traceback" in line for line in watcher.seen), watcher.seen
+    finally:
+        if watcher.process.poll() is None:
+            watcher.process.kill()
