@@ -79,10 +79,7 @@ def _merge(activity_id: str, ordered: list[ActivityReport]) -> ActivityReport:
 
 def _warm_up(library: Library, languages: set[str]) -> None:
     """Import everything a build uses, register the fonts, compile the library's templates and read the
-    catalogs once, before the workers fork and share them; then freeze the heap so the workers' garbage
-    collection does not copy it."""
-    import gc
-
+    catalogs once, before the workers fork and share them."""
     import kitgen.build  # noqa: F401
     import kitgen.index  # noqa: F401
     import kitgen.inputs  # noqa: F401
@@ -100,7 +97,6 @@ def _warm_up(library: Library, languages: set[str]) -> None:
             translations(language)
         except KitgenError:
             pass  # the edition's own build reports a missing catalog
-    gc.freeze()
 
 
 def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
@@ -141,16 +137,21 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
         for unit in units:
             finished(unit, build_one(unit.activity_id, options, library.content, unit.language))
     else:
+        import gc
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = {pool.submit(build_one, unit.activity_id, options, library.content, unit.language): unit
-                       for unit in units}
-            for future in as_completed(futures):
-                finished(futures[future], future.result())
+        gc.freeze()  # the workers' garbage collection then leaves the shared heap alone (no copy-on-write)
+        try:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                futures = {pool.submit(build_one, unit.activity_id, options, library.content, unit.language): unit
+                           for unit in units}
+                for future in as_completed(futures):
+                    finished(futures[future], future.result())
+        finally:
+            gc.unfreeze()
     return [reports[activity_id] for activity_id in files]
 
 
