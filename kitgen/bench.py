@@ -1,6 +1,7 @@
 """Benchmark: `python -m kitgen.bench` builds synthetic decks and libraries in fresh processes and prints a table.
 
-Cases: the floor (Python with kitgen's dependencies imported, then its build modules), the CLI's start, the real library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
+Cases: the floor (Python with kitgen's dependencies imported, then its build modules), the CLI's start, the real
+library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
 cards, and a synthetic library of 200 activities on one worker and on every core. Each case runs
 `--repeat` times (median wall time; peak resident memory of the child process).
 """
@@ -114,6 +115,41 @@ def library_cases(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
             measure("library, no-op rebuild", noop, work, repeat, None, 0)]
 
 
+def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
+    """`kitgen build growing-discard --watch`: the time from saving an edit to the rebuilt kit (median)."""
+    import queue
+    import signal
+    import threading
+
+    content = work / "watched" / "content"
+    shutil.copytree(builtin_root() / "content", content)
+    source = content / "growing-discard.yaml"
+    original = source.read_text(encoding="utf-8")
+    process = subprocess.Popen(kitgen + ["build", "growing-discard", "--watch", "--content", str(content), "--out",
+                                         str(work / "out-watched")], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()  # type: ignore
+
+    def wait_for(text: str) -> None:
+        while text not in lines.get(timeout=120):
+            pass
+
+    walls = []
+    try:
+        wait_for("watching")
+        for turn in range(repeat):
+            start = time.perf_counter()
+            source.write_text(original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8")
+            wait_for("quality report")
+            walls.append(time.perf_counter() - start)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+    return {"case": "save → rebuilt kit, --watch", "wall": statistics.median(walls), "peak": 0, "pages": 0,
+            "bytes": 0, "ms_per_card": None}
+
+
 def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[dict]:
     """Distinct cards (200, 2,000 and 20,000), and 40 card kinds printed once and 30 times each."""
     decks = work / "decks" / "content"
@@ -164,8 +200,9 @@ def print_table(rows: list[dict], speedups: list[float]) -> None:
     print(f"{'case':<36} {'median wall':>11} {'peak MB':>8} {'pages':>6} {'bytes':>11} {'ms/card':>8}")
     for row in rows:
         per_card = f"{row['ms_per_card']:.2f}" if row["ms_per_card"] else "-"
-        print(f"{row['case']:<36} {row['wall']:>10.2f}s {row['peak']:>8} {row['pages']:>6} {row['bytes']:>11,} "
-              f"{per_card:>8}")
+        size = f"{row['bytes']:,}" if row["bytes"] else "-"
+        print(f"{row['case']:<36} {row['wall']:>10.2f}s {row['peak'] or '-':>8} {row['pages'] or '-':>6} "
+              f"{size:>11} {per_card:>8}")
     repeats = [r for r in rows if "40 kinds" in r["case"]]
     if len(repeats) == 2:
         extra = (repeats[1]["bytes"] - repeats[0]["bytes"]) / (40 * 29)
@@ -186,7 +223,8 @@ def main(argv: list[str] | None = None) -> None:
     speedups: list[float] = []
     with tempfile.TemporaryDirectory(prefix="kitgen-bench-") as tmp:
         work = Path(tmp)
-        rows = library_cases(work, kitgen, args.repeat) + deck_cases(work, kitgen, args.repeat, args.quick)
+        rows = library_cases(work, kitgen, args.repeat) + [watch_case(work, kitgen, args.repeat)] \
+            + deck_cases(work, kitgen, args.repeat, args.quick)
         if not args.quick:
             many, speedups = parallel_cases(work, kitgen)
             rows += many

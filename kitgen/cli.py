@@ -166,13 +166,14 @@ def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
             click.echo(_describe(error), err=True)
 
     def rebuild(files: list[str]) -> None:
-        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-        click.echo(f"changed: {shown}", err=True)
+        if files:
+            shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+            click.echo(f"changed: {shown}", err=True)
         attempt()
+        if not files:
+            click.echo(f"watching {library.content} and the templates; Ctrl-C stops", err=True)
 
     try:
-        attempt()
-        click.echo(f"watching {library.content} and the templates; Ctrl-C stops", err=True)
         watch(lambda: [library.content, *library.template_dirs()], rebuild, skip=[out_dir])
     except KeyboardInterrupt:
         click.echo("stopped watching; every output file is either complete or as it was before", err=True)

@@ -54,12 +54,15 @@ def changed(before: Snapshot, after: Snapshot) -> list[str]:
 
 def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None], *, skip: Iterable[Path] = (),
           interval: float = 0.2, stop: Callable[[], bool] = lambda: False) -> None:
-    """Call `rebuild(changed_files)` each time files below `folders()` change and then settle, until `stop()`.
+    """Call `rebuild([])` once, then `rebuild(changed_files)` each time files below `folders()` change and
+    settle, until `stop()`.
 
-    `folders` is asked again after each rebuild, so a new activity folder is watched too.
+    The files are looked at before the first build, so a save made while it runs is not missed; `folders`
+    is asked again each time, so a new activity folder is watched too.
     """
     skip = list(skip)
     current = snapshot(folders(), skip)
+    rebuild([])
     while not stop():
         time.sleep(interval)
         latest = snapshot(folders(), skip)
@@ -72,4 +75,4 @@ def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None
                 break
             latest = settled
         rebuild(changed(current, latest))
-        current = snapshot(folders(), skip)
+        current = latest

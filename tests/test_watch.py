@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import pypdf
 import pytest
@@ -43,24 +44,51 @@ def test_snapshot_sees_added_changed_and_removed_files_but_not_editor_files_or_t
     assert [Path(p).name for p in changed(before, snapshot([content], skip=[out]))] == ["a.yaml", "c.yaml", "b.yaml"]
 
 
-def test_several_quick_writes_give_one_rebuild(tmp_path: Path):
-    (tmp_path / "a.yaml").write_text("0")
-    calls: list[list[str]] = []
+def run_watch(folder: Path, rebuild: Callable[[list[str]], None],
+              seconds_after_first_change: float = 1.0) -> list[list[str]]:
+    """Run `watch` on `folder` in a thread until a rebuild with changed files has happened and some time passed."""
     done = threading.Event()
-    thread = threading.Thread(target=watch, args=(lambda: [tmp_path], calls.append),
+    calls: list[list[str]] = []
+
+    def record(files: list[str]) -> None:
+        calls.append(files)
+        rebuild(files)
+
+    thread = threading.Thread(target=watch, args=(lambda: [folder], record),
                               kwargs={"interval": 0.2, "stop": done.is_set}, daemon=True)
     thread.start()
-    time.sleep(0.5)
-    for step in range(3):  # an editor saving in steps, faster than the interval
-        (tmp_path / "a.yaml").write_text(f"{step + 1}" * (step + 1))
+    deadline = time.monotonic() + 20
+    while not any(calls) and time.monotonic() < deadline:
         time.sleep(0.05)
-    deadline = time.monotonic() + 10
-    while not calls and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)  # no second call may follow
+    time.sleep(seconds_after_first_change)  # no further call may follow
     done.set()
     thread.join(timeout=5)
-    assert calls == [[str(tmp_path / "a.yaml")]]
+    return calls
+
+
+def test_several_quick_writes_give_one_rebuild(tmp_path: Path):
+    source = tmp_path / "a.yaml"
+    source.write_text("0")
+
+    def edit_in_steps(files: list[str]) -> None:
+        if not files:  # after the first build, an editor saves in steps, faster than the interval
+            time.sleep(0.5)
+            for step in range(3):
+                source.write_text(f"{step + 1}" * (step + 1))
+                time.sleep(0.05)
+
+    assert run_watch(tmp_path, edit_in_steps) == [[], [str(source)]]
+
+
+def test_a_save_during_the_first_build_is_not_missed(tmp_path: Path):
+    source = tmp_path / "a.yaml"
+    source.write_text("0")
+
+    def save_while_building(files: list[str]) -> None:
+        if not files:
+            source.write_text("saved while the first build ran")
+
+    assert run_watch(tmp_path, save_while_building) == [[], [str(source)]]
 
 
 class Watcher:
