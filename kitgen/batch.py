@@ -50,7 +50,7 @@ class Edition:
     """One unit of work for the pool: an activity in one language."""
 
     activity_id: str
-    language: str
+    language: str | None  # None: every edition (the file could not be read to list them; its build says why)
     cost: int  # bytes of YAML behind it: a rough guide to how long it takes to build
 
 
@@ -61,9 +61,13 @@ def _editions(files: dict[str, Path], stale: list[str]) -> list[Edition]:
     units = []
     for activity_id in stale:
         path = files[activity_id]
-        for language in editions(path):
+        try:
+            languages: list[str | None] = list(editions(path))
+        except KitgenError:
+            languages = [None]
+        for language in languages:
             overlay = path.with_suffix(f".{language}{path.suffix}")
-            cost = path.stat().st_size + (overlay.stat().st_size if overlay.is_file() else 0)
+            cost = path.stat().st_size + (overlay.stat().st_size if language and overlay.is_file() else 0)
             units.append(Edition(activity_id, language, cost))
     return sorted(units, key=lambda unit: -unit.cost)
 
@@ -111,7 +115,10 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
     reports: dict[str, ActivityReport] = {}
     stale = []
     for activity_id, path in files.items():
-        fresh = fresh_results(path, library, options) if options.incremental else None
+        try:
+            fresh = fresh_results(path, library, options) if options.incremental else None
+        except KitgenError:
+            fresh = None  # an unreadable file: its build reports the error, the others go on
         if fresh is None:
             stale.append(activity_id)
         else:
@@ -119,20 +126,20 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
             if on_done:
                 on_done(reports[activity_id])
     units = _editions(files, stale)
-    parts: dict[str, dict[str, ActivityReport]] = {activity_id: {} for activity_id in stale}
+    parts: dict[str, dict[str | None, ActivityReport]] = {activity_id: {} for activity_id in stale}
     wanted = {activity_id: [u.language for u in units if u.activity_id == activity_id] for activity_id in stale}
 
     def finished(unit: Edition, report: ActivityReport) -> None:
         parts[unit.activity_id][unit.language] = report
         if len(parts[unit.activity_id]) == len(wanted[unit.activity_id]):
             done = parts[unit.activity_id]
-            reports[unit.activity_id] = _merge(unit.activity_id, [done[language] for language in sorted(done)])
+            reports[unit.activity_id] = _merge(unit.activity_id, [done[language] for language in sorted(done, key=str)])
             if on_done:
                 on_done(reports[unit.activity_id])
 
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(units)))
     if units:
-        _warm_up(library, {unit.language for unit in units})
+        _warm_up(library, {unit.language for unit in units if unit.language})
     if jobs == 1:
         for unit in units:
             finished(unit, build_one(unit.activity_id, options, library.content, unit.language))

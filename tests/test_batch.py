@@ -387,6 +387,26 @@ def test_a_broken_activity_does_not_stop_the_others(broken_run):
     assert (summary.built, summary.fresh, summary.failed) == (len(activity_ids(root / "content")) - 1, 0, 1)
 
 
+def test_a_file_that_is_not_even_yaml_does_not_stop_the_others(tmp_path: Path):
+    """A YAML syntax error is found before the kits are shared out among the workers; it must fail its own
+    activity only, located, like any other content error."""
+    root = copy_library(tmp_path)
+    path = root / "content" / f"{BROKEN}.yaml"
+    text = path.read_text(encoding="utf-8")
+    title = re.search(r"^title: .*$", text, re.M)
+    assert title
+    path.write_text(text[:title.start()] + "title: [never closed\n" + text[title.end() + 1:], encoding="utf-8")
+    process = run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root)
+    assert process.returncode == 1, process.stderr
+    assert "Traceback" not in process.stderr + process.stdout
+    located = [m for m in map(LOCATED.match, process.stderr.splitlines()) if m and "YAML syntax" in m["message"]]
+    assert len(located) == 1 and (root / located[0]["file"]).resolve() == path.resolve(), process.stderr
+    summary = parse_summary(process.stdout)
+    assert summary is not None, process.stdout
+    assert summary.rows[BROKEN]["status"] == "failed"
+    assert (summary.built, summary.failed) == (len(activity_ids(root / "content")) - 1, 1)
+
+
 # --------------------------------------------------------------------------- a class
 
 
