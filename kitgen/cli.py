@@ -113,8 +113,7 @@ def main() -> None:
 @debug_option
 def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size: str | None, language: str | None,
           class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, watch: bool, duplex, fold,
-          bleed_mm,
-          cut_lines, back_offset, printer, ink, large_print, content_dir: Path | None, out_dir: Path,
+          bleed_mm, cut_lines, back_offset, printer, ink, large_print, content_dir: Path | None, out_dir: Path,
           debug: bool) -> None:
     """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
 

@@ -250,10 +250,11 @@ def _draw_calibration(canvas, band: Rect, label: str, ruler_note: str, letter: b
     x0 = band.x + mm(2)
     y = band.y + (mm(4.5) if letter else mm(3))
     canvas.addLiteral(_ruler_strokes(x0, y, letter))
-    units = [(x0 + mm(100) + mm(1), y + mm(1), "100 mm")] + ([(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in")]
-                                                             if letter else [])
-    canvas.addLiteral("q 0 g " + " ".join(text_operators(canvas, REGULAR, 6, x, y_, word) for x, y_, word in units)
-                      + " Q")
+    words = [(x0 + mm(101), y + mm(1), "100 mm")]
+    if letter:
+        words.append((x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in"))
+    shown = " ".join(text_operators(canvas, REGULAR, 6, x, baseline, word) for x, baseline, word in words)
+    canvas.addLiteral(f"q 0 g {shown} Q")
     text_box = Rect(x0 + 4 * INCH + mm(12), band.y, band.right - (x0 + 4 * INCH + mm(12)), band.height)
     upper = Rect(text_box.x, text_box.y + text_box.height / 2, text_box.width, text_box.height / 2)
     lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
@@ -281,7 +282,7 @@ def _draw_fold_line(canvas, grid: Grid, label: str) -> None:
     canvas.drawString(PAGE_MARGIN, fold + mm(1), label)
 
 
-def shared_form_resources(canvas):
+def _shared_form_resources(canvas):
     """One resource dictionary (the document's fonts) that every card form refers to, instead of a copy each:
     a sheet file holds thousands of forms."""
     from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
@@ -334,7 +335,7 @@ def render_card_sheets(
                                    else "DuplexFlipLongEdge")
     width, height, bleed = grid.card.width, grid.card.height, sheet_options.bleed
     forms: dict[tuple[str, Hashable], str] = {}
-    resources = shared_form_resources(canvas)
+    resources = _shared_form_resources(canvas)
 
     def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> None:
         if (kind, key) not in forms:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import re
 from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 from kitgen.plan import Rect
 from kitgen.render.fonts import BOLD, REGULAR, register_fonts
@@ -63,7 +64,7 @@ class Lines:
 
     size: float
     lines: tuple[str, ...]
-    widths: tuple[float, ...] = ()
+    widths: tuple[float, ...]
 
     def height(self, leading: float) -> float:
         return (len(self.lines) - 1) * self.size * leading + self.size
@@ -117,6 +118,9 @@ def fitted_plain(text: str, slot: Slot) -> Lines:
     raise DoesNotFit(text)
 
 
+_SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
+
+
 def text_operators(canvas, font_name: str, size: float, x: float, y: float, text: str) -> str:
     """PDF operators that show `text` with its left end of baseline at (x, y) points.
 
@@ -124,7 +128,7 @@ def text_operators(canvas, font_name: str, size: float, x: float, y: float, text
     string: card sheets print tens of thousands of short lines and this is most of their drawing time.
     A text's glyph codes belong to its document, so they are remembered per canvas.
     """
-    shows = canvas.__dict__.setdefault("_kitgen_shows", {})
+    shows = _SHOWN.setdefault(canvas, {})
     key = (font_name, size, text)
     if key not in shows:
         from reportlab.pdfbase.pdfmetrics import getFont
