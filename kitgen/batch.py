@@ -84,16 +84,20 @@ def _merge(activity_id: str, ordered: list[ActivityReport]) -> ActivityReport:
 def _warm_up(library: Library, languages: set[str]) -> None:
     """Import everything a build uses, register the fonts, compile the library's templates and read the
     catalogs once, before the workers fork and share them."""
+    import pypdfium2  # noqa: F401  (the workers draw the index's thumbnails with PDFium and PIL)
+    from PIL import Image
+
     import kitgen.build  # noqa: F401
     import kitgen.index  # noqa: F401
     import kitgen.inputs  # noqa: F401
     import kitgen.plan.kit  # noqa: F401
     import kitgen.render.kit  # noqa: F401
     import kitgen.write  # noqa: F401
-    from kitgen.render.fonts import register_fonts
     from kitgen.locale import translations
+    from kitgen.render.fonts import register_fonts
     from kitgen.render.markup import compile_templates
 
+    Image.preinit()  # PIL's PNG writer
     register_fonts()
     compile_templates(tuple(library.template_dirs()))
     for language in sorted(languages):
