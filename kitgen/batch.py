@@ -19,7 +19,7 @@ class ActivityReport:
     results: list[BuildResult] = field(default_factory=list)
     error: str | None = None
     exit_code: int = 0
-    thumbnails: dict[str, bytes] = field(default_factory=dict)  # kit folder name → PNG of its first card sheet
+    thumbnails: dict[str, bytes] = field(default_factory=dict)  # kit folder name → JPEG of its first card sheet
 
     @property
     def status(self) -> str:
@@ -97,7 +97,7 @@ def _warm_up(library: Library, languages: set[str]) -> None:
     from kitgen.render.fonts import register_fonts
     from kitgen.render.markup import compile_templates
 
-    Image.preinit()  # PIL's PNG writer
+    Image.preinit()  # PIL's JPEG writer
     register_fonts()
     compile_templates(tuple(library.template_dirs()))
     for language in sorted(languages):

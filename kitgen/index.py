@@ -14,6 +14,10 @@ ROLE_NAMES = {"cards": "cards (card stock, two-sided)", "optional-cards": "optio
               "host-key": "host key (adult only)", "print-guide": "print guide"}
 
 
+def pages(count: int) -> str:
+    return f"{count} page" if count == 1 else f"{count} pages"
+
+
 def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) -> tuple[Path, Path]:
     """`index.pdf` and `index.html` in `out_dir`, covering every kit; kept as they are when no kit changed."""
     pdf_path, html_path = out_dir / "index.pdf", out_dir / "index.html"
@@ -30,19 +34,19 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
                 activity = SimpleNamespace(**result.summary)
             else:  # a manifest from an older kitgen
                 activity = load_activity(library.find(report.activity_id), result.language).activity
-            png = report.thumbnails.get(result.folder.name) or thumbnail(result)
-            entries.append((activity, result, png))
+            picture = report.thumbnails.get(result.folder.name) or thumbnail(result)
+            entries.append((activity, result, picture))
     write_atomic(pdf_path, _catalogue_pdf(entries))
     write_atomic(html_path, _catalogue_html(entries, out_dir).encode("utf-8"))
     return pdf_path, html_path
 
 
 def thumbnail(result) -> bytes:
-    """A small PNG of the kit's first card sheet (or of its first file), for the catalogue."""
-    from kitgen.preview import first_page_png
+    """A small JPEG of the kit's first card sheet (or of its first file), for the catalogue."""
+    from kitgen.preview import first_page_jpeg
 
     first = next((f for f in result.files if f.role.endswith("cards")), result.files[0])
-    return first_page_png(first.path, 220)
+    return first_page_jpeg(first.path, 220)
 
 
 def _catalogue_html(entries, out_dir: Path) -> str:
@@ -56,7 +60,7 @@ def _catalogue_html(entries, out_dir: Path) -> str:
         for file in result.files:
             link = file.path.relative_to(out_dir).as_posix()
             parts.append(f'<li><a href="{html.escape(link)}">{html.escape(file.path.name)}</a> — '
-                         f"{html.escape(ROLE_NAMES.get(file.role, file.role))}, {file.pages} pages</li>")
+                         f"{html.escape(ROLE_NAMES.get(file.role, file.role))}, {pages(file.pages)}</li>")
         parts.append("</ul>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
@@ -82,16 +86,16 @@ def _catalogue_pdf(entries) -> bytes:
     story: list = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
                    Spacer(1, mm(4))]
     esc = html.escape
-    for activity, result, png in entries:
+    for activity, result, picture in entries:
         text = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head),
                 Paragraph(esc(activity.purpose), body),
                 Paragraph(f"{esc(activity.category)} · players: {activity.players} · {activity.minutes} minutes", body),
                 Spacer(1, mm(2))]
-        text += [Paragraph(f"• {esc(f.path.name)}: {esc(ROLE_NAMES.get(f.role, f.role))}, {f.pages} pages", body)
+        text += [Paragraph(f"• {esc(f.path.name)}: {esc(ROLE_NAMES.get(f.role, f.role))}, {pages(f.pages)}", body)
                  for f in result.files]
-        reader = ImageReader(io.BytesIO(png))
+        reader = ImageReader(io.BytesIO(picture))
         w, h = reader.getSize()
-        thumb = Image(io.BytesIO(png), width=mm(40), height=mm(40) * h / w)
+        thumb = Image(io.BytesIO(picture), width=mm(40), height=mm(40) * h / w)
         table = Table([[thumb, text]], colWidths=[mm(46), document.width - mm(46)])
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.5, (0.6, 0.6, 0.6)),

@@ -25,8 +25,9 @@ def write_previews(result: BuildResult, dpi: int = 50) -> list[Path]:
     return written
 
 
-def first_page_png(pdf: Path, width_px: int = 240) -> bytes:
-    """The first page of a PDF as PNG bytes, `width_px` wide."""
+def first_page_jpeg(pdf: Path, width_px: int = 240) -> bytes:
+    """The first page of a PDF as JPEG bytes, `width_px` wide (a PDF embeds JPEG as it is, without decoding and
+    compressing it again as it does PNG: the library index of 200 kits is written in a fraction of the time)."""
     import io
 
     import pypdfium2 as pdfium
@@ -38,5 +39,5 @@ def first_page_png(pdf: Path, width_px: int = 240) -> bytes:
     finally:
         document.close()
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
+    image.convert("RGB").save(buffer, format="JPEG", quality=85)
     return buffer.getvalue()
