@@ -66,9 +66,40 @@ def _catalogue_html(entries, out_dir: Path) -> str:
     return "\n".join(parts)
 
 
-def _catalogue_pdf(entries) -> bytes:
+def _thumbnail(picture: bytes, width: float):
+    """A flowable that draws a JPEG `width` points wide, embedded as it is.
+
+    Given a picture in memory, ReportLab decodes it only to name it by its pixels; naming it by its JPEG bytes
+    instead spares that work and memory, and keeps the catalogue the same from one build to the next.
+    """
     from reportlab.lib.utils import ImageReader
-    from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from reportlab.platypus import Flowable
+
+    class JpegReader(ImageReader):
+        def __init__(self) -> None:
+            super().__init__(io.BytesIO(picture))  # reads the header only
+            self._dataA = None  # no transparency mask
+
+        def getRGBData(self) -> bytes:  # what drawImage names the picture by
+            return picture
+
+    class Thumbnail(Flowable):
+        def __init__(self) -> None:
+            super().__init__()
+            pixels_wide, pixels_high = JpegReader().getSize()
+            self.width, self.height = width, width * pixels_high / pixels_wide
+
+        def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+            return self.width, self.height
+
+        def draw(self) -> None:
+            self.canv.drawImage(JpegReader(), 0, 0, self.width, self.height)
+
+    return Thumbnail()
+
+
+def _catalogue_pdf(entries) -> bytes:
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
 
     from kitgen.render.fonts import BOLD, REGULAR, register_fonts
@@ -93,10 +124,7 @@ def _catalogue_pdf(entries) -> bytes:
                 Spacer(1, mm(2))]
         text += [Paragraph(f"• {esc(f.path.name)}: {esc(ROLE_NAMES.get(f.role, f.role))}, {pages(f.pages)}", body)
                  for f in result.files]
-        reader = ImageReader(io.BytesIO(picture))
-        w, h = reader.getSize()
-        thumb = Image(io.BytesIO(picture), width=mm(40), height=mm(40) * h / w)
-        table = Table([[thumb, text]], colWidths=[mm(46), document.width - mm(46)])
+        table = Table([[_thumbnail(picture, mm(40)), text]], colWidths=[mm(46), document.width - mm(46)])
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.5, (0.6, 0.6, 0.6)),
                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 8)]))

@@ -296,6 +296,24 @@ def test_index_pdf_opens_and_names_every_title(runs, library):
             assert pdf.name in text, f"index.pdf does not list {pdf.name}"
 
 
+def test_index_pdf_shows_a_jpeg_thumbnail_per_kit_and_is_the_same_when_built_again(tmp_path: Path):
+    root = copy_library(tmp_path)
+    built = []
+    for _ in range(2):
+        process = run_kitgen("build", "--all", "--force", "--content", "content", "--out", "out", cwd=root)
+        assert process.returncode == 0, process.stderr
+        built.append((root / "out" / "index.pdf").read_bytes())
+    assert built[0] == built[1], "index.pdf differs between two builds of the same library"
+    pictures = []
+    for page in pypdf.PdfReader(root / "out" / "index.pdf").pages:
+        for xobject in page["/Resources"].get_object().get("/XObject", {}).values():
+            xobject = xobject.get_object()
+            if xobject.get("/Subtype") == "/Image":
+                pictures.append((xobject.get("/Filter"), int(xobject["/Width"])))
+    assert len(pictures) == len(editions(root / "content"))
+    assert all(filters == ["/DCTDecode"] and width == 220 for filters, width in pictures), pictures
+
+
 def test_second_run_builds_nothing(runs, library):
     again = runs["again"]
     assert again.process.returncode == 0, again.why()
