@@ -155,20 +155,23 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
 
 
 def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
-    """Build, then rebuild after every change until Ctrl-C; a content error is shown and waited out."""
-    from kitgen.watch import watch
+    """Build, then rebuild after every change until Ctrl-C; a content error is shown and waited out.
 
-    def attempt() -> None:
-        try:
-            build_once()
-        except KitgenError as error:
-            click.echo(_describe(error), err=True)
+    A usage error in the first build (an unknown activity, a bad option) ends the command, as without --watch;
+    later (an activity file removed while watching) it is shown and waited out like the others.
+    """
+    from kitgen.watch import watch
 
     def rebuild(files: list[str]) -> None:
         if files:
             shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
             click.echo(f"changed: {shown}", err=True)
-        attempt()
+        try:
+            build_once()
+        except KitgenError as error:
+            if isinstance(error, UsageError) and not files:
+                raise
+            click.echo(_describe(error), err=True)
         if not files:
             click.echo(f"watching {library.content} and the templates; Ctrl-C stops", err=True)
 

@@ -91,6 +91,20 @@ def test_a_save_during_the_first_build_is_not_missed(tmp_path: Path):
     assert run_watch(tmp_path, save_while_building) == [[], [str(source)]]
 
 
+def test_an_unknown_activity_ends_the_watch_at_once(tmp_path: Path):
+    """No edit can fix a wrong command line, so --watch does not wait: exit 2, as without it."""
+    from click.testing import CliRunner
+
+    from kitgen.cli import main
+
+    shutil.copytree(CONTENT, tmp_path / "content")
+    result = CliRunner().invoke(main, ["build", "no-such-activity", "--watch", "--content", str(tmp_path / "content"),
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "no activity 'no-such-activity'" in result.output
+    assert "watching" not in result.output
+
+
 class Watcher:
     """`kitgen build ACTIVITY --watch` in a real process, its output (stdout and stderr) read line by line."""
 
