@@ -30,6 +30,13 @@ PAPERS = ("a4", "letter")
 MM_PER_PT = 25.4 / 72
 
 
+def kitgen_env(folder: Path, **extra: str) -> dict[str, str]:
+    """The environment for kitgen in a real process: no library or printer profiles from the user's own."""
+    env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
+    env["KITGEN_CONFIG"] = str(folder / "printers.json")
+    return {**env, **extra}
+
+
 def pt_to_mm(points: float) -> float:
     return points * MM_PER_PT
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -30,7 +29,7 @@ import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, REPO
+from conftest import ACTIVITY, CONTENT, REPO, kitgen_env
 from kitgen.cli import main
 from kitgen.build import kits_for_class  # (defined in kitgen.results; once in kitgen.plan.kit)
 
@@ -171,10 +170,8 @@ def parse_summary(stdout: str) -> Summary | None:
 
 def run_kitgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`python -m kitgen ...` in a real process, with no content folder or printer profile from the environment."""
-    env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
-    env["KITGEN_CONFIG"] = str(cwd / "printers.json")
-    return subprocess.run([sys.executable, "-m", "kitgen", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run([sys.executable, "-m", "kitgen", *args], cwd=cwd, env=kitgen_env(cwd), capture_output=True,
+                          text=True, timeout=600)
 
 
 def copy_library(root: Path) -> Path:

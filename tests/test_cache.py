@@ -17,15 +17,12 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from conftest import ACTIVITY, CONTENT, REPO
+from conftest import ACTIVITY, CONTENT, REPO, kitgen_env
 
 
 def run_build(root: Path, cache: str, *extra: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
-    env["KITGEN_CACHE"] = cache
-    env["KITGEN_CONFIG"] = str(root / "printers.json")
     return subprocess.run([sys.executable, "-m", "kitgen", "build", ACTIVITY, "--force", "-q", *extra], cwd=root,
-                          env=env, capture_output=True, text=True, timeout=300)
+                          env=kitgen_env(root, KITGEN_CACHE=cache), capture_output=True, text=True, timeout=300)
 
 
 def digests(folder: Path) -> dict[str, str]:

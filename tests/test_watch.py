@@ -19,7 +19,7 @@ from typing import Callable
 import pypdf
 import pytest
 
-from conftest import ACTIVITY, CONTENT
+from conftest import ACTIVITY, CONTENT, kitgen_env
 from kitgen.watch import changed, snapshot, watch
 
 LINE_TIMEOUT = 120  # seconds: generous, a slow machine must not make this test flaky
@@ -109,11 +109,9 @@ class Watcher:
     """`kitgen build ACTIVITY --watch` in a real process, its output (stdout and stderr) read line by line."""
 
     def __init__(self, root: Path):
-        env = {k: v for k, v in os.environ.items() if k != "KITGEN_CONTENT"}
-        env["KITGEN_CONFIG"] = str(root / "printers.json")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "kitgen", "build", ACTIVITY, "--watch", "--content", "content", "--out", "out"],
-            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=root, env=kitgen_env(root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()

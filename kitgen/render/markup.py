@@ -44,9 +44,10 @@ def cache_dir() -> Path | None:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kitgen"
 
 
+@lru_cache(maxsize=8)
 def _private_folder(folder: Path) -> bool:
     """Create `folder` for this user alone; False when it exists but others could write to it (then it is not
-    used: compiled templates are code)."""
+    used: compiled templates are code). Checked once per process."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = folder.stat()
