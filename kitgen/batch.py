@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -131,11 +132,11 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
                 on_done(reports[activity_id])
     units = _editions(files, stale)
     parts: dict[str, dict[str | None, ActivityReport]] = {activity_id: {} for activity_id in stale}
-    wanted = {activity_id: [u.language for u in units if u.activity_id == activity_id] for activity_id in stale}
+    expected = Counter(unit.activity_id for unit in units)  # editions per activity
 
     def finished(unit: Edition, report: ActivityReport) -> None:
         parts[unit.activity_id][unit.language] = report
-        if len(parts[unit.activity_id]) == len(wanted[unit.activity_id]):
+        if len(parts[unit.activity_id]) == expected[unit.activity_id]:
             done = parts[unit.activity_id]
             reports[unit.activity_id] = _merge(unit.activity_id, [done[language] for language in sorted(done, key=str)])
             if on_done:
