@@ -321,6 +321,8 @@ def render_card_sheets(
     their backs below a fold line (gutter fold), or faces alone (no backs)."""
     from reportlab.pdfgen.canvas import Canvas
 
+    from kitgen.render.card_form import end_card_form
+
     register_fonts()
     sheet_options = grid.sheet
     with_backs = backs is not None and (sheet_options.fold or sheet_options.duplex != "none")
@@ -345,7 +347,7 @@ def render_card_sheets(
                 _draw_back(canvas, design, width, height, style, bleed)
             else:
                 DRAW[design.kind](canvas, design, width, height, style)
-            canvas.endForm(Resources=resources)
+            end_card_form(canvas, forms[(kind, key)], resources)
         canvas.saveState()
         if rotated:
             canvas.translate(rect.right, rect.top)
