@@ -57,6 +57,44 @@ record_sheets:
 DEPENDENCIES = "import click, yaml, jinja2.sandbox, pydantic, reportlab.pdfgen.canvas, reportlab.platypus"
 KITGEN_MODULES = "import kitgen.cli, kitgen.build, kitgen.render.kit, kitgen.load.model"
 
+# the reference under the deck cases: the same sheets drawn with a plain ReportLab canvas and nothing else
+# (poker cards 3 × 3 on A4, crop marks, mirrored backs, embedded DejaVu Sans; no validation, no text fitting,
+# no documents). Arguments: cards, font file, output file.
+PLAIN_CANVAS = """
+import sys
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+cards, font, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+pdfmetrics.registerFont(TTFont("Sans", font))
+mm, page = 72 / 25.4, (595.2756, 841.8898)
+w, h = 63.5 * mm, 88.9 * mm
+x0, y0 = (page[0] - 3 * w) / 2, (page[1] - 3 * h) / 2
+c = Canvas(out, pagesize=page, invariant=1, pageCompression=1)
+for first in range(0, cards, 9):
+    for side in ("face", "back"):
+        for i in range(first, min(first + 9, cards)):
+            column, row = (i - first) % 3, (i - first) // 3
+            x, y = x0 + (2 - column if side == "back" else column) * w, y0 + (2 - row) * h
+            c.setLineWidth(0.6)
+            c.roundRect(x + 2 * mm, y + 2 * mm, w - 4 * mm, h - 4 * mm, 2.5 * mm)
+            c.setFont("Sans", 10)
+            if side == "face":
+                c.drawString(x + 4 * mm, y + h - 10 * mm, f"Card {i // 20}-{i % 20}")
+                c.drawString(x + 4 * mm, y + h / 2, f"Row {i // 20} and column {i % 20}:")
+                c.drawString(x + 4 * mm, y + h / 2 - 12, "a distinct card with its own text.")
+            else:
+                c.drawCentredString(x + w / 2, y + h / 2, "Synthetic")
+        c.setLineWidth(0.25)
+        for k in range(4):
+            c.line(x0 + k * w, y0 - 8 * mm, x0 + k * w, y0 - 1 * mm)
+            c.line(x0 + k * w, y0 + 3 * h + 1 * mm, x0 + k * w, y0 + 3 * h + 8 * mm)
+            c.line(x0 - 8 * mm, y0 + k * h, x0 - 1 * mm, y0 + k * h)
+            c.line(x0 + 3 * w + 1 * mm, y0 + k * h, x0 + 3 * w + 8 * mm, y0 + k * h)
+        c.showPage()
+c.save()
+"""
+
 
 def synthetic_activity(folder: Path, activity_id: str, cards: int, copies: int = 1) -> None:
     """An activity whose deck holds `cards` distinct cards (a row × column product), `copies` of each."""
@@ -115,6 +153,14 @@ def library_cases(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
             measure("library, no-op rebuild", noop, work, repeat, None, 0)]
 
 
+def _sigint_default() -> None:
+    """In the watcher: SIGINT (Ctrl-C) as in a terminal, also when the benchmark runs as a background job,
+    whose children inherit SIGINT ignored."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
     """`kitgen build growing-discard --watch`: the time from saving an edit to the rebuilt kit (median)."""
     import queue
@@ -127,7 +173,7 @@ def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
     original = source.read_text(encoding="utf-8")
     process = subprocess.Popen(kitgen + ["build", "growing-discard", "--watch", "--content", str(content), "--out",
                                          str(work / "out-watched")], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+                               stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()  # type: ignore
 
@@ -145,7 +191,11 @@ def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
             walls.append(time.perf_counter() - start)
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
     return {"case": "save → rebuilt kit, --watch", "wall": statistics.median(walls), "peak": 0, "pages": 0,
             "bytes": 0, "ms_per_card": None}
 
@@ -162,12 +212,25 @@ def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[
             + (["--kits", str(kits)] if kits > 1 else [])
         label = f"{cards * kits:,} cards" + (f" ({kits} kits of {cards:,})" if kits > 1 else " (distinct)")
         rows.append(measure(label, command, work, repeat if cards * kits <= 2000 else 1, out, cards * kits))
+        if cards == 2000 and kits == 1:
+            rows.append(plain_canvas_case(work, repeat, cards))
     for copies in (1, 30):
         synthetic_activity(decks, f"repeat-{copies}", 40, copies)
         out = work / f"out-repeat-{copies}"
         command = kitgen + ["build", f"repeat-{copies}", "--force", "-q", "--content", str(decks), "--out", str(out)]
         rows.append(measure(f"{40 * copies:,} cards (40 kinds × {copies})", command, work, 1, out, 40 * copies))
     return rows
+
+
+def plain_canvas_case(work: Path, repeat: int, cards: int) -> dict:
+    """The same card sheets from a plain ReportLab canvas: what drawing alone costs with ReportLab."""
+    from kitgen.render.fonts import FONT_DIR
+
+    pdf = work / f"plain-{cards}.pdf"
+    command = [sys.executable, "-c", PLAIN_CANVAS, str(cards), str(FONT_DIR / "DejaVuSans.ttf"), str(pdf)]
+    row = measure(f"reference: plain canvas, {cards:,}", command, work, repeat, None, cards)
+    row.update(pages=2 * -(-cards // 9), bytes=pdf.stat().st_size)
+    return row
 
 
 def parallel_cases(work: Path, kitgen: list[str], pairs: int = 2) -> tuple[list[dict], list[float]]:
