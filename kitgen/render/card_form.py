@@ -11,7 +11,7 @@ import zlib
 
 from reportlab import rl_config
 from reportlab.lib.rl_accel import fp_str
-from reportlab.pdfbase.pdfdoc import PDFFormXObject, format as pdf_format, xObjectName
+from reportlab.pdfbase.pdfdoc import PDFFormXObject, format as pdf_format
 
 
 class CardForm(PDFFormXObject):
@@ -30,6 +30,15 @@ class CardForm(PDFFormXObject):
 
 
 def end_card_form(canvas, name: str, resources) -> None:
-    """End the form begun with `canvas.beginForm(name, ...)`, with `resources` (a reference) as its resources."""
-    canvas.endForm(Resources=resources)
-    canvas._doc.idToObject[xObjectName(name)].__class__ = CardForm
+    """End the form begun with `canvas.beginForm(name, ...)`, with `resources` (a reference) as its resources.
+
+    What `canvas.endForm` does, less the resource bookkeeping that a form with its own `Resources` ignores.
+    """
+    _, lowerx, lowery, upperx, uppery = canvas._formData
+    form = CardForm(lowerx=lowerx, lowery=lowery, upperx=upperx, uppery=uppery)
+    form.compression = canvas._pageCompression
+    form.setStreamList([canvas._preamble] + canvas._code)
+    form.Resources = resources
+    canvas._doc.addForm(name, form)
+    canvas._restartAccumulators()
+    canvas.pop_state_stack()

@@ -112,16 +112,26 @@ def _draw_slots(canvas, design: Design, slots: Mapping[str, Slot]) -> None:
                  f"(contrast {contrast_on_white(slot.color):.1f}:1, want {MIN_CONTRAST}:1)")
 
 
-def _draw_face(canvas, design: Design, width: float, height: float, style: Style) -> None:
-    canvas.setStrokeColorRGB(*GREY)
-    canvas.setLineWidth(0.6)
+@lru_cache(maxsize=8)
+def _face_frame(width: float, height: float, text_scale: float) -> str:
+    """The frame and the rule under the title, as PDF operators: the same on every face of a size."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    scratch = Canvas(io.BytesIO())
+    start = len(scratch._code)
+    scratch.setStrokeColorRGB(*GREY)
+    scratch.setLineWidth(0.6)
     frame = Rect(0, 0, width, height).inset(FRAME_INSET)
-    canvas.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5), stroke=1, fill=0)
-    slots = face_slots(width, height, style.text_scale)
-    rule_y = slots["title"].box.y - mm(0.6)
-    canvas.setLineWidth(0.4)
-    canvas.line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y)
-    _draw_slots(canvas, design, slots)
+    scratch.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5), stroke=1, fill=0)
+    rule_y = face_slots(width, height, text_scale)["title"].box.y - mm(0.6)
+    scratch.setLineWidth(0.4)
+    scratch.line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y)
+    return "\n".join(scratch._code[start:])
+
+
+def _draw_face(canvas, design: Design, width: float, height: float, style: Style) -> None:
+    canvas.addLiteral(_face_frame(width, height, style.text_scale))
+    _draw_slots(canvas, design, face_slots(width, height, style.text_scale))
 
 
 def _draw_pattern(canvas, pattern: str, width: float, height: float) -> None:
