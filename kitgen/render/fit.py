@@ -78,10 +78,12 @@ def _unit_width(word: str, font: str) -> float:
     return stringWidth(word, font, 1.0)
 
 
-def _break(words: list[str], font: str, size: float, width: float) -> list[str] | None:
-    """Greedy line breaking at spaces; None when a single word is wider than the box."""
+def _break(words: list[str], font: str, size: float, width: float) -> tuple[list[str], list[float]] | None:
+    """Greedy line breaking at spaces: the lines and their widths in points; None when a single word is wider
+    than the box."""
     space = _unit_width(" ", font) * size
     lines: list[str] = []
+    widths: list[float] = []
     current: list[str] = []
     used = 0.0
     for word in words:
@@ -94,24 +96,27 @@ def _break(words: list[str], font: str, size: float, width: float) -> list[str] 
         else:
             if current:
                 lines.append(" ".join(current))
+                widths.append(used)
             current, used = [word], advance
     lines.append(" ".join(current))
-    return lines
+    widths.append(used)
+    return lines, widths
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]+")  # not str.split(): a no-break space keeps words together
 
 
 @lru_cache(maxsize=16384)
 def fitted_plain(text: str, slot: Slot) -> Lines:
     """The largest size at which plain `text` fits `slot.box`, broken into lines; or DoesNotFit."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
     register_fonts()
-    words = [word for word in re.split(r"[ \t\n\r]+", text) if word]  # a no-break space keeps words together
+    words = [word for word in _WHITESPACE.split(text) if word]
     font = BOLD if slot.bold else REGULAR
     size = slot.max_size
     while size >= slot.min_size - 1e-9:
-        lines = _break(words, font, size, slot.box.width)
-        if lines is not None:
-            fit = Lines(size, tuple(lines), tuple(stringWidth(line, font, size) for line in lines))
+        broken = _break(words, font, size, slot.box.width)
+        if broken is not None:
+            fit = Lines(size, tuple(broken[0]), tuple(broken[1]))
             if fit.height(slot.leading) <= slot.box.height + 0.01:
                 return fit
         size -= STEP
