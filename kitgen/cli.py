@@ -323,10 +323,10 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
       kitgen schema -o schema/activity.schema.json
     """
     def run() -> None:
-        from kitgen.library import Library
+        from kitgen.library import own_content_dir
         from kitgen.schema import write_schema
 
-        target = output or Library.open(content_dir).content.parent / "schema" / "activity.schema.json"
+        target = output or own_content_dir(content_dir).parent / "schema" / "activity.schema.json"
         write_schema(target)
         click.echo(f"wrote {target}")
 
@@ -345,15 +345,16 @@ def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
       kitgen new my-card-game && kitgen build my-card-game
     """
     def run() -> None:
-        from kitgen.library import Library
+        from kitgen.library import builtin_root, own_content_dir
         from kitgen.scaffold import scaffold
 
-        try:
-            folder = Library.open(content_dir).content
-        except UsageError:  # no library yet: start one in ./content
-            folder = content_dir or Path("content")
+        folder = own_content_dir(content_dir)
+        started = not folder.is_dir()
         path = scaffold(folder, activity_id)
         click.echo(f"wrote {path}; build it with: kitgen build {activity_id}")
+        if started and content_dir is None:
+            click.echo(f"started your own library in {folder}/: from this folder kitgen now reads activities there "
+                       f"(the built-in ones: --content {builtin_root() / 'content'})")
 
     _guarded(run, debug)
 

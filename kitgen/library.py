@@ -30,6 +30,16 @@ def default_content_dir() -> Path:
     return builtin_root() / "content"
 
 
+def own_content_dir(content: Path | None = None) -> Path:
+    """Where new activities and the schema go: `--content`, `$KITGEN_CONTENT`, else `./content` (which may not
+    exist yet). Never the library that ships with kitgen: that one is read, not written."""
+    if content is not None:
+        return Path(content)
+    if os.environ.get("KITGEN_CONTENT"):
+        return Path(os.environ["KITGEN_CONTENT"])
+    return Path("content")
+
+
 @dataclass(frozen=True)
 class Library:
     """A folder of activities: `<id>.yaml` files or `<id>/activity.yaml` folders."""

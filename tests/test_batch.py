@@ -554,6 +554,28 @@ def test_new_writes_an_activity_that_builds_at_once(tmp_path):
     assert len(pdfs) >= 4 and all(pdf_pages(p) >= 1 for p in pdfs)
 
 
+def test_new_without_a_library_starts_one_here_and_never_writes_into_kitgens_own(tmp_path, monkeypatch):
+    """In a folder of one's own (no ./content), `new` and `schema` write there, not into the installed package."""
+    from kitgen.library import builtin_root
+
+    monkeypatch.delenv("KITGEN_CONTENT", raising=False)
+    builtin = sorted(p.name for p in (builtin_root() / "content").iterdir())
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["new", "my-game"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "content" / "my-game.yaml").is_file()
+    assert "started your own library in content" in result.output
+    assert sorted(p.name for p in (builtin_root() / "content").iterdir()) == builtin
+    schema = runner.invoke(main, ["schema"])
+    assert schema.exit_code == 0, schema.output
+    assert json.loads((tmp_path / "schema" / "activity.schema.json").read_text())["type"] == "object"
+    listed = runner.invoke(main, ["list"])
+    assert listed.output.splitlines()[1].split()[0] == "my-game" and len(listed.output.splitlines()) == 2
+    second = runner.invoke(main, ["new", "other-game"])
+    assert second.exit_code == 0 and "started" not in second.output, "the library exists now"
+
+
 # schema
 
 
