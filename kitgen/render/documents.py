@@ -153,7 +153,7 @@ class _Builder:
         cells = [[value for value, _ in row] for row in sized]
         smaller = [("FONTSIZE", (c, r), (c, r), size) for r, row in enumerate(sized)
                    for c, (_, size) in enumerate(row) if size]
-        header_rows = sum(1 for row in rows if row and row[0].tag == "th")
+        header_rows = sum(1 for row in rows if len(row) and row[0].tag == "th")
         row_height = parse_length(element.get("rowheight")) * self.scale if element.get("rowheight") else None
         size = self.styles["td"].fontSize
 
