@@ -5,6 +5,7 @@ Exit codes: 0 ok, 1 a build or check failed, 2 bad usage or invalid content.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -175,10 +176,28 @@ def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
         if not files:
             click.echo(f"watching {library.content} and the templates; Ctrl-C stops", err=True)
 
+    with _stopping_like_ctrl_c():
+        try:
+            watch(lambda: [library.content, *library.template_dirs()], rebuild, skip=[out_dir])
+        except KeyboardInterrupt:
+            click.echo("stopped watching; every output file is either complete or as it was before", err=True)
+
+
+@contextmanager
+def _stopping_like_ctrl_c():
+    """`kill` (SIGTERM) and a closed terminal (SIGHUP) stop a long-running command as Ctrl-C does: cleanly."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {name: signal.signal(getattr(signal, name), interrupt) for name in names}
     try:
-        watch(lambda: [library.content, *library.template_dirs()], rebuild, skip=[out_dir])
-    except KeyboardInterrupt:
-        click.echo("stopped watching; every output file is either complete or as it was before", err=True)
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
 
 
 def _build_some(library, options, activity_ids, language, quiet: bool) -> None:

@@ -5,6 +5,7 @@ author would, and reads the kit's PDF after each rebuild; what the PDF must say 
 """
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -171,6 +172,25 @@ def test_watch_rebuilds_after_an_edit_survives_a_broken_file_and_stops_cleanly(t
         assert watcher.process.wait(timeout=30) == 0
         watcher.wait_for("stopped watching")
         assert not any("Traceback" in line for line in watcher.seen), watcher.seen
+    finally:
+        if watcher.process.poll() is None:
+            watcher.process.kill()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends POSIX signals")
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_kill_or_a_closed_terminal_stops_the_watch_as_cleanly_as_ctrl_c(tmp_path: Path, stop: str):
+    shutil.copytree(CONTENT, tmp_path / "content")
+    watcher = Watcher(tmp_path)
+    try:
+        watcher.wait_for("watching")
+        watcher.process.send_signal(getattr(signal, stop))
+        assert watcher.process.wait(timeout=30) == 0
+        watcher.wait_for("stopped watching")
+        assert not list((tmp_path / "out").rglob("*.tmp")), "no half-written file is left behind"
+        manifest = json.loads((tmp_path / "out" / ACTIVITY / "manifest.json").read_text())
+        for name, entry in manifest["files"].items():
+            assert len(pypdf.PdfReader(tmp_path / "out" / ACTIVITY / name).pages) == entry["pages"], name
     finally:
         if watcher.process.poll() is None:
             watcher.process.kill()
