@@ -73,7 +73,7 @@ def _thumbnail(picture: bytes, width: float):
     instead spares that work and memory, and keeps the catalogue the same from one build to the next.
     """
     from reportlab.lib.utils import ImageReader
-    from reportlab.platypus import Flowable
+    from kitgen.render.platypus import Flowable
 
     class JpegReader(ImageReader):
         def __init__(self) -> None:
@@ -99,7 +99,7 @@ def _thumbnail(picture: bytes, width: float):
 
 
 def _catalogue_pdf(entries) -> bytes:
-    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from kitgen.render.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
 
     from kitgen.render.fonts import BOLD, REGULAR, register_fonts

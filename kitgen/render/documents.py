@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from reportlab.platypus import Flowable
-
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup, plain_text
+from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table,
+                                    TableStyle)
 from kitgen.units import PaperSize, mm, parse_length
 
 MARGIN = mm(15)
@@ -70,8 +70,6 @@ class _Builder:
             raise UnprintableContent(f"{self.label}: the bundled font cannot draw {shown} in {text[:60]!r}")
 
     def paragraph(self, element: ET.Element, style: str):
-        from reportlab.platypus import Paragraph
-
         text = plain_text(element)
         self.check_glyphs(text)
         self.text.append(text)
@@ -79,8 +77,6 @@ class _Builder:
         return Paragraph(inline_markup(element), self.styles[style], bulletText=bullet)
 
     def flowables(self, elements: Iterable[ET.Element]) -> list:
-        from reportlab.platypus import KeepInFrame, PageBreak, Spacer
-
         result: list = []
         for element in elements:
             tag = element.tag
@@ -106,8 +102,6 @@ class _Builder:
         return result
 
     def nameline(self, element: ET.Element):
-        from reportlab.platypus import Table, TableStyle
-
         labels = [plain_text(item) for item in element]
         self.text.extend(labels)
         cells = [[self.paragraph(item, "p") for item in element]]
@@ -118,8 +112,6 @@ class _Builder:
         return table
 
     def box(self, element: ET.Element):
-        from reportlab.platypus import Table, TableStyle
-
         table = Table([[self.flowables(element)]], colWidths=[self.width])
         table.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.2, (0, 0, 0)), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
                                    ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
@@ -158,8 +150,6 @@ class _Builder:
         size = self.styles["td"].fontSize
 
         def make(height: float | None):
-            from reportlab.platypus import Table, TableStyle
-
             heights = [None] * header_rows + [height or row_height] * (len(rows) - header_rows)
             table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
             style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
@@ -207,8 +197,6 @@ class FitRowsTable(Flowable):
 def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
                     large_print: bool = False) -> RenderedDocument:
     """A PDF from a `<doc>` element; `footer(page_number)` labels each page."""
-    from reportlab.platypus import SimpleDocTemplate
-
     if root.tag != "doc":
         raise BuildError(f"{title}: a document template must produce <doc>, got <{root.tag}>")
     buffer = io.BytesIO()

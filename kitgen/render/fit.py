@@ -37,7 +37,7 @@ def fitted(markup: str, slot: Slot):  # -> reportlab Paragraph
     from reportlab.lib.colors import Color
     from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
     from reportlab.lib.styles import ParagraphStyle
-    from reportlab.platypus import Paragraph
+    from kitgen.render.platypus import Paragraph
 
     register_fonts()
     alignment = {"left": TA_LEFT, "center": TA_CENTER, "right": TA_RIGHT}[slot.align]
