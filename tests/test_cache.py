@@ -30,7 +30,8 @@ def digests(folder: Path) -> dict[str, str]:
 
 
 def entries(cache: Path) -> dict[Path, tuple[int, bytes]]:
-    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in cache.rglob("*.bytecode")}
+    """Every cache entry: compiled templates (*.bytecode) and parsed font metrics (*.pickle)."""
+    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in cache.rglob("*") if p.is_file()}
 
 
 @pytest.fixture()
@@ -47,8 +48,11 @@ def test_a_second_run_reads_the_compiled_templates_and_writes_the_same_files(lib
     kit = library / "output" / ACTIVITY
     built_fresh = digests(kit)
     stored = entries(cache)
-    # one entry per template the kit renders (cards, backs, sheets, host key, guide) and the macros they import
-    assert len(stored) >= 5, sorted(p.name for p in stored)
+    # one entry per template the kit renders (cards, backs, sheets, host key, guide) and the macros they import,
+    # and one per font file (regular and bold)
+    assert len([p for p in stored if p.suffix == ".bytecode"]) >= 5, sorted(p.name for p in stored)
+    assert sorted(p.name.split("-")[0:2] for p in stored if p.suffix == ".pickle") == [
+        ["DejaVuSans", "759720"], ["DejaVuSans", "Bold"]]
     second = run_build(library, str(cache))
     assert second.returncode == 0, second.stderr
     assert entries(cache) == stored, "the second run rewrote compiled templates instead of reading them"
@@ -75,7 +79,8 @@ def test_a_damaged_cache_entry_is_ignored(library, tmp_path):
     cache = tmp_path / "cache"
     assert run_build(library, str(cache)).returncode == 0
     built_fresh = digests(library / "output" / ACTIVITY)
-    damaged = list(cache.rglob("*.bytecode"))
+    damaged = list(entries(cache))
+    assert {path.suffix for path in damaged} == {".bytecode", ".pickle"}
     for path in damaged:
         path.write_bytes(b"not a compiled template")
     result = run_build(library, str(cache))
@@ -88,15 +93,15 @@ def test_a_damaged_cache_entry_is_ignored(library, tmp_path):
 def test_no_cache_is_written_when_it_is_off(library, tmp_path):
     result = run_build(library, "off", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
-    assert not list(tmp_path.rglob("*.bytecode"))
+    assert not [p for p in tmp_path.rglob("*") if p.suffix in (".bytecode", ".pickle")]
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="folder permissions are POSIX")
 def test_a_cache_folder_others_can_write_to_is_not_used(library, tmp_path):
     cache = tmp_path / "cache"
     assert run_build(library, str(cache)).returncode == 0
-    folders = {path.parent for path in cache.rglob("*.bytecode")}
-    assert folders
+    folders = {path.parent for path in entries(cache)}
+    assert len(folders) == 2, folders  # templates and fonts
     for folder in folders:
         folder.chmod(0o777)
         for path in folder.iterdir():

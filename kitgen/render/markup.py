@@ -5,8 +5,6 @@ print literally and never reach ReportLab's paragraph parser as tags.
 """
 from __future__ import annotations
 
-import os
-import stat
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from pathlib import Path
@@ -16,7 +14,7 @@ import jinja2
 import jinja2.bccache
 from jinja2.sandbox import SecurityError
 
-from kitgen import __version__
+from kitgen.cache import cache_file, keep, recall
 from kitgen.errors import BuildError
 
 INLINE_TAGS = {"b", "i", "br"}
@@ -33,29 +31,6 @@ class ContainedLoader(jinja2.FileSystemLoader):
         return super().get_source(environment, template)
 
 
-def cache_dir() -> Path | None:
-    """Where compiled templates are kept between runs: `$KITGEN_CACHE` (`off` keeps none), else
-    `$XDG_CACHE_HOME/kitgen`, else `~/.cache/kitgen`."""
-    setting = os.environ.get("KITGEN_CACHE")
-    if setting == "off":
-        return None
-    if setting:
-        return Path(setting)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kitgen"
-
-
-@lru_cache(maxsize=8)
-def _private_folder(folder: Path) -> bool:
-    """Create `folder` for this user alone; False when it exists but others could write to it (then it is not
-    used: compiled templates are code). Checked once per process."""
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.stat()
-    except OSError:
-        return False
-    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
 class _SharedBytecode(jinja2.BytecodeCache):
     """Compiled templates, shared by every environment of the process and kept on disk between runs.
 
@@ -66,36 +41,21 @@ class _SharedBytecode(jinja2.BytecodeCache):
     def __init__(self) -> None:
         self.store: dict[str, bytes] = {}
 
-    def _file(self, key: str) -> Path | None:
-        base = cache_dir()
-        if base is None or not hasattr(os, "getuid"):
-            return None
-        folder = base / f"templates-{__version__}"
-        return folder / f"{key}.bytecode" if _private_folder(folder) else None
-
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         if bucket.key in self.store:
             bucket.bytecode_from_string(self.store[bucket.key])
             return
-        file = self._file(bucket.key)
-        try:
-            if file is not None and file.is_file():
-                with open(file, "rb") as stream:
-                    bucket.load_bytecode(stream)
-        except (OSError, ValueError, EOFError, TypeError):
-            bucket.reset()
+        data = recall(cache_file("templates", f"{bucket.key}.bytecode"))
+        if data is not None:
+            try:
+                bucket.bytecode_from_string(data)
+            except (ValueError, EOFError, TypeError):
+                bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         data = bucket.bytecode_to_string()
         self.store[bucket.key] = data
-        file = self._file(bucket.key)
-        if file is not None:
-            from kitgen.write import write_atomic
-
-            try:
-                write_atomic(file, data)
-            except OSError:
-                pass  # a read-only home folder costs a recompile next time, nothing more
+        keep(cache_file("templates", f"{bucket.key}.bytecode"), data)
 
 
 _BYTECODE = _SharedBytecode()
