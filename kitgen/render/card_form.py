@@ -29,12 +29,12 @@ class CardForm(PDFFormXObject):
         ))
 
 
-def end_card_form(canvas, name: str, resources) -> None:
-    """End the form begun with `canvas.beginForm(name, ...)`, with `resources` (a reference) as its resources.
+def end_card_form(canvas, resources) -> None:
+    """End the form begun with `canvas.beginForm(...)`, with `resources` (a reference) as its resources.
 
     What `canvas.endForm` does, less the resource bookkeeping that a form with its own `Resources` ignores.
     """
-    _, lowerx, lowery, upperx, uppery = canvas._formData
+    name, lowerx, lowery, upperx, uppery = canvas._formData
     form = CardForm(lowerx=lowerx, lowery=lowery, upperx=upperx, uppery=uppery)
     form.compression = canvas._pageCompression
     form.setStreamList([canvas._preamble] + canvas._code)

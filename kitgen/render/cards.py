@@ -357,7 +357,7 @@ def render_card_sheets(
                 _draw_back(canvas, design, width, height, style, bleed)
             else:
                 DRAW[design.kind](canvas, design, width, height, style)
-            end_card_form(canvas, forms[(kind, key)], resources)
+            end_card_form(canvas, resources)
         canvas.saveState()
         if rotated:
             canvas.translate(rect.right, rect.top)

@@ -43,7 +43,8 @@ def _font(name: str, path: Path):
     from kitgen.cache import cache_file, keep, recall
 
     info = path.stat()
-    entry = cache_file("fonts", f"{path.stem}-{info.st_size}-{info.st_mtime_ns}-reportlab-{reportlab.Version}.pickle")
+    entry = cache_file("fonts", f"{path.stem}-{info.st_size}-{info.st_mtime_ns}-reportlab-{reportlab.Version}"
+                                ".pickle")
 
     class Face(ttfonts.TTFontFace):
         def extractInfo(self, charInfo=1):
@@ -55,7 +56,8 @@ def _font(name: str, path: Path):
                 self.__dict__.update(parsed)
             else:
                 super().extractInfo(charInfo)
-                keep(entry, pickle.dumps({k: v for k, v in vars(self).items() if k not in _NOT_KEPT}, protocol=5))
+                if entry is not None:
+                    keep(entry, pickle.dumps({k: v for k, v in vars(self).items() if k not in _NOT_KEPT}, protocol=5))
             per_unit = 1000 / self.unitsPerEm  # what ReportLab's parser sets: font units → PDF glyph space
             self._pdfScale = (lambda x: x) if self.unitsPerEm == 1000 else (lambda x: x * per_unit)
 
