@@ -14,6 +14,10 @@ ROLE_NAMES = {"cards": "cards (card stock, two-sided)", "optional-cards": "optio
               "host-key": "host key (adult only)", "print-guide": "print guide"}
 
 
+STALE = "Not rebuilt: its content has errors (see the build's report). These are the files of its last good build."
+STALE_MARK = 'class="stale"'  # an index with such an entry is written again even when every kit is up to date
+
+
 def pages(count: int) -> str:
     return f"{count} page" if count == 1 else f"{count} pages"
 
@@ -21,21 +25,27 @@ def pages(count: int) -> str:
 def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) -> tuple[Path, Path]:
     """`index.pdf` and `index.html` in `out_dir`, covering every kit; kept as they are when no kit changed."""
     pdf_path, html_path = out_dir / "index.pdf", out_dir / "index.html"
-    if all(report.status == "up to date" for report in reports) and pdf_path.exists() and html_path.exists():
+    if all(report.status == "up to date" for report in reports) and pdf_path.exists() and html_path.exists() \
+            and STALE_MARK not in html_path.read_text(encoding="utf-8"):
         return pdf_path, html_path
     from types import SimpleNamespace
 
     from kitgen.load import load_activity
 
+    from kitgen.inputs import last_good_results
+
     entries = []
     for report in reports:
-        for result in report.results:
+        # an activity whose content has errors keeps its last good kits, listed with a warning
+        results, warning = (last_good_results(report.activity_id, out_dir), STALE) if report.error \
+            else (report.results, None)
+        for result in results:
             if result.summary:
                 activity = SimpleNamespace(**result.summary)
             else:  # a manifest from an older kitgen
                 activity = load_activity(library.find(report.activity_id), result.language).activity
             picture = report.thumbnails.get(result.folder.name) or thumbnail(result)
-            entries.append((activity, result, picture))
+            entries.append((activity, result, picture, warning))
     write_atomic(pdf_path, _catalogue_pdf(entries))
     write_atomic(html_path, _catalogue_html(entries, out_dir).encode("utf-8"))
     return pdf_path, html_path
@@ -53,8 +63,10 @@ def _catalogue_html(entries, out_dir: Path) -> str:
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Activity library</title>',
              "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}li{margin:.2em 0}</style>",
              "</head><body><h1>Activity library</h1>"]
-    for activity, result, _png in entries:
+    for activity, result, _png, warning in entries:
         parts.append(f"<h2>{html.escape(activity.title)} <small>({html.escape(activity.language)})</small></h2>")
+        if warning:
+            parts.append(f"<p {STALE_MARK}><strong>{html.escape(warning)}</strong></p>")
         parts.append(f"<p>{html.escape(activity.purpose)}<br>{html.escape(activity.category)} · "
                      f"players: {activity.players} · {activity.minutes} min</p><ul>")
         for file in result.files:
@@ -117,11 +129,13 @@ def _catalogue_pdf(entries) -> bytes:
     story: list = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
                    Spacer(1, mm(4))]
     esc = html.escape
-    for activity, result, picture in entries:
-        text = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head),
-                Paragraph(esc(activity.purpose), body),
-                Paragraph(f"{esc(activity.category)} · players: {activity.players} · {activity.minutes} minutes", body),
-                Spacer(1, mm(2))]
+    for activity, result, picture, warning in entries:
+        text = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head)]
+        if warning:
+            text.append(Paragraph(f"<b>{esc(warning)}</b>", body))
+        text += [Paragraph(esc(activity.purpose), body),
+                 Paragraph(f"{esc(activity.category)} · players: {activity.players} · {activity.minutes} minutes", body),
+                 Spacer(1, mm(2))]
         text += [Paragraph(f"• {esc(f.path.name)}: {esc(ROLE_NAMES.get(f.role, f.role))}, {pages(f.pages)}", body)
                  for f in result.files]
         table = Table([[_thumbnail(picture, mm(40)), text]], colWidths=[mm(46), document.width - mm(46)])

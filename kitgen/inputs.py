@@ -119,7 +119,7 @@ def fresh_result(activity_path: Path, language: str, library, options):
     """
     from kitgen.load.editions import editions
     from kitgen.load.yaml_source import read_yaml
-    from kitgen.results import BuildResult, OutputFile, kit_folder_name
+    from kitgen.results import kit_folder_name
 
     data, _ = read_yaml(activity_path)
     if not isinstance(data, dict) or data.get("id") != library_id(activity_path, library):
@@ -132,10 +132,29 @@ def fresh_result(activity_path: Path, language: str, library, options):
         return None
     if not _outputs_intact(folder, manifest):
         return None
+    return _result_of(folder, manifest, data["id"], language)
+
+
+def _result_of(folder: Path, manifest: dict, activity_id: str, language: str):
+    """The result a manifest records: its files, quality notes and summary (nothing is written)."""
+    from kitgen.results import BuildResult, OutputFile
+
     files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
              for name, entry in manifest.get("files", {}).items()]
-    return BuildResult(data["id"], language, folder, files, skipped=True, quality=manifest.get("quality", []),
+    return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []),
                        summary=manifest.get("summary", {}))
+
+
+def last_good_results(activity_id: str, out_dir: Path) -> list:
+    """The kits an activity's last successful builds left in `out_dir` (its folders whose manifest names it and
+    whose files are all there), whatever changed since: what the index shows while its content has errors."""
+    results = []
+    for manifest_path in sorted(Path(out_dir).glob(f"*/{MANIFEST}")):
+        manifest = read_manifest(manifest_path.parent)
+        if manifest and manifest.get("activity") == activity_id and manifest.get("summary") \
+                and _outputs_intact(manifest_path.parent, manifest):
+            results.append(_result_of(manifest_path.parent, manifest, activity_id, manifest.get("language", "")))
+    return results
 
 
 def fresh_results(activity_path: Path, library, options) -> list | None:

@@ -293,6 +293,31 @@ def test_index_pdf_opens_and_names_every_title(runs, library):
             assert pdf.name in text, f"index.pdf does not list {pdf.name}"
 
 
+def test_an_activity_whose_content_breaks_keeps_its_last_good_kit_in_the_index_with_a_warning(tmp_path: Path):
+    from kitgen.index import STALE
+
+    root = copy_library(tmp_path)
+    out = root / "out"
+    assert run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root).returncode == 0
+    kit_files = sorted(p.name for p in (out / ACTIVITY).glob("*.pdf"))
+    source = root / "content" / f"{ACTIVITY}.yaml"
+    good = source.read_text(encoding="utf-8")
+    edit(source, "count: 6", "count: six")
+    broken = run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    page = html.unescape((out / "index.html").read_text(encoding="utf-8"))
+    assert page.count(STALE) == 1, "only the broken activity carries the warning"
+    section = page.split("<h2>")[[i for i, part in enumerate(page.split("<h2>")) if STALE in part][0]]
+    assert section.startswith("Growing discard deck")
+    assert all(f"{ACTIVITY}/{name}" in section for name in kit_files), section
+    text = " ".join(plain_text(out / "index.pdf").split())
+    assert " ".join(STALE.split()) in text and all(name in text for name in kit_files)
+    source.write_text(good, encoding="utf-8")
+    fixed = run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert STALE not in html.unescape((out / "index.html").read_text(encoding="utf-8"))
+
+
 def test_index_pdf_shows_a_jpeg_thumbnail_per_kit_and_is_the_same_when_built_again(tmp_path: Path):
     root = copy_library(tmp_path)
     built = []
