@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from kitgen.errors import KitgenError
+from kitgen.errors import KitgenError, describe_os_error
 from kitgen.library import Library
 from kitgen.results import BuildOptions, BuildResult
 
@@ -42,6 +42,8 @@ def build_one(activity_id: str, options: BuildOptions, content: Path, language: 
         return ActivityReport(activity_id, results, thumbnails={r.folder.name: thumbnail(r) for r in results})
     except KitgenError as error:
         return ActivityReport(activity_id, error=str(error), exit_code=error.exit_code)
+    except OSError as error:  # a folder or file the system will not let kitgen write
+        return ActivityReport(activity_id, error=describe_os_error(error), exit_code=1)
     except Exception as error:  # an unexpected failure in one kit must not stop the others
         return ActivityReport(activity_id, error=f"internal error: {type(error).__name__}: {error}", exit_code=1)
 

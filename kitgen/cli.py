@@ -12,7 +12,7 @@ from typing import Callable
 import click
 
 from kitgen import __version__
-from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError
+from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError, describe_os_error
 
 
 def _describe(error: KitgenError) -> str:
@@ -31,6 +31,8 @@ def _fail(error: BaseException, debug: bool) -> None:
     elif isinstance(error, KeyboardInterrupt):
         click.echo("interrupted; every output file is either complete or as it was before", err=True)
         sys.exit(130)
+    elif isinstance(error, OSError):  # the file system refused: not a bug in kitgen, nothing to debug there
+        click.echo(f"error: {describe_os_error(error)}", err=True)
     else:
         click.echo(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)", err=True)
     sys.exit(getattr(error, "exit_code", 1))

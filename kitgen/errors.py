@@ -58,3 +58,10 @@ def display_path(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+def describe_os_error(error: OSError) -> str:
+    """A file-system failure (a folder that cannot be created, a file that cannot be written or read) as a
+    user should see it: the path and the system's reason, e.g. `out/kit.pdf: Permission denied`."""
+    reason = error.strerror or str(error)
+    return f"{display_path(Path(error.filename))}: {reason}" if error.filename else reason

@@ -633,6 +633,19 @@ def test_a_replaced_file_is_read_again(tmp_path: Path):
     assert load_activity(path).activity.title == "Title B"
 
 
+@pytest.mark.parametrize("what", [["growing-discard"], ["--all"]])
+def test_an_output_folder_that_cannot_be_made_is_an_error_not_a_crash(what: list[str], tmp_path: Path):
+    """The file system refusing (here: a file where a folder should go) is the user's to fix, said plainly."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file")
+    result = run_cli("build", *what, "--content", str(REPO / "content"), "--out", str(blocker / "out"))
+    assert_clean_exit(result, 1)
+    assert "internal error" not in result.stderr
+    assert any(line.startswith(f"error: {blocker / 'out'}") and line.endswith(": Not a directory")
+               for line in result.stderr.splitlines()), result.stderr
+    assert blocker.read_text() == "a file"
+
+
 # --------------------------------------------------------------------------- 4. nothing gets in
 
 
