@@ -53,19 +53,19 @@ class Edition:
     """One unit of work for the pool: an activity in one language."""
 
     activity_id: str
-    language: str | None  # None: every edition (the file could not be read to list them; its build says why)
+    language: str | None  # None: every edition (its only one, or the file could not be read to list them)
     cost: int  # bytes of YAML behind it: a rough guide to how long it takes to build
 
 
 def _editions(files: dict[str, Path], stale: list[str]) -> list[Edition]:
     """Every edition of the stale activities, the costliest first so no core is left with a big one at the end."""
-    from kitgen.load.editions import editions
+    from kitgen.load.editions import edition_languages, editions
 
     units = []
     for activity_id in stale:
         path = files[activity_id]
-        try:
-            languages: list[str | None] = list(editions(path))
+        try:  # without overlay files there is one edition: its worker reads the file, not this process
+            languages: list[str | None] = list(editions(path)) if edition_languages(path) else [None]
         except KitgenError:
             languages = [None]
         for language in languages:
