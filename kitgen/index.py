@@ -30,9 +30,8 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
         return pdf_path, html_path
     from types import SimpleNamespace
 
-    from kitgen.load import load_activity
-
     from kitgen.inputs import last_good_results
+    from kitgen.load import load_activity
 
     entries = []
     for report in reports:
