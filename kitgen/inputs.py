@@ -9,7 +9,7 @@ from pathlib import Path
 import re
 from kitgen.locale import LOCALE_DIR
 from kitgen.render.fonts import FONT_DIR
-from kitgen.write import MANIFEST
+from kitgen.write import MANIFEST, UNFINISHED
 
 
 @lru_cache(maxsize=1024)
@@ -79,17 +79,55 @@ def input_record(content_files: list[Path], templates: dict[str, str], language:
     }
 
 
+_ENTRY = {"sha256": str, "bytes": int, "pages": int, "sheets": int, "role": str, "for_players": bool}
+
+
+def _strings(value, kind=str) -> bool:
+    """A mapping of strings to `kind`."""
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, kind) for k, v in value.items())
+
+
+def _well_formed(manifest) -> bool:
+    """A manifest of a whole kit, in the shape every reader relies on (anything else is no manifest at all)."""
+    if not isinstance(manifest, dict) or manifest.get(UNFINISHED) is not None:
+        return False
+    files, inputs = manifest.get("files"), manifest.get("inputs", {})
+    return (_strings(files, dict)
+            and all(isinstance(entry.get(key), kind) for entry in files.values() for key, kind in _ENTRY.items())
+            and isinstance(inputs, dict) and _strings(inputs.get("files", {})) and _strings(inputs.get("templates", {}))
+            and isinstance(inputs.get("options", {}), dict)
+            and isinstance(manifest.get("quality", []), list) and isinstance(manifest.get("summary", {}), dict)
+            and all(isinstance(manifest.get(key, ""), str) for key in ("activity", "language")))
+
+
 def read_manifest(folder: Path) -> dict | None:
+    """The folder's manifest when it is one kitgen wrote for a whole kit, else None."""
     try:
-        return json.loads((folder / MANIFEST).read_text())
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return manifest if _well_formed(manifest) else None
+
+
+def _matches(folder: Path, name: str, entry: dict) -> bool:
+    """The output file is there, a plain file in the folder, with the size and SHA-256 its manifest records."""
+    path = folder / name
+    if Path(name).name != name or name in (MANIFEST, ".", "..") or path.is_symlink() or not path.is_file():
+        return False
+    if path.stat().st_size != entry["bytes"]:
+        return False
+    return hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
 
 
 def _outputs_intact(folder: Path, manifest: dict) -> bool:
-    """Every output file the manifest lists is still there, at the size it was written."""
-    return all((folder / name).is_file() and (folder / name).stat().st_size == entry.get("bytes")
-               for name, entry in manifest.get("files", {}).items())
+    """Every output file the manifest lists is still there, byte for byte as it was written."""
+    return all(_matches(folder, name, entry) for name, entry in manifest["files"].items())
+
+
+def verified_manifest(folder: Path) -> dict | None:
+    """The folder's manifest when it describes a whole kit and every file it lists matches it, else None."""
+    manifest = read_manifest(folder)
+    return manifest if manifest is not None and _outputs_intact(folder, manifest) else None
 
 
 def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
@@ -117,6 +155,7 @@ def fresh_result(activity_path: Path, language: str, library, options):
     Reads only the manifest, the YAML of the activity file (for its id and editions) and file hashes:
     a no-op rebuild needs neither the validation model nor the renderer.
     """
+    from kitgen.errors import UsageError
     from kitgen.load.editions import editions
     from kitgen.load.yaml_source import read_yaml
     from kitgen.results import kit_folder_name
@@ -124,14 +163,17 @@ def fresh_result(activity_path: Path, language: str, library, options):
     data, _ = read_yaml(activity_path)
     if not isinstance(data, dict) or data.get("id") != library_id(activity_path, library):
         return None  # let the full build report it
-    folder = Path(options.out_dir) / kit_folder_name(data["id"], language, len(editions(activity_path)) > 1)
+    languages = editions(activity_path)
+    if language not in languages:  # never "up to date": there is no such kit
+        raise UsageError(f"no {language!r} edition of {data['id']}; editions: {', '.join(languages)}")
+    folder = Path(options.out_dir) / kit_folder_name(data["id"], language, len(languages) > 1)
     manifest = read_manifest(folder)
-    if not manifest or str(activity_path) not in manifest.get("inputs", {}).get("files", {}):
+    if manifest is None or str(activity_path) not in manifest.get("inputs", {}).get("files", {}):
         return None  # never built, or another file built this folder
     if not _unchanged(manifest["inputs"], options.recorded(), library.template_dirs(activity_path.parent)):
         return None
     if not _outputs_intact(folder, manifest):
-        return None
+        return None  # a file is missing, or is not the one this manifest was written with
     return _result_of(folder, manifest, data["id"], language)
 
 
