@@ -110,6 +110,35 @@ def _warm_up(library: Library, languages: set[str]) -> None:
             pass  # the edition's own build reports a missing catalog
 
 
+def _end_with_parent(parent: int) -> None:
+    """Pool initializer: the worker ends as soon as the process that started it does (killed, or its terminal
+    closed) instead of waiting forever on a pipe nobody writes to. On Linux the kernel sends it SIGKILL
+    (PR_SET_PDEATHSIG); elsewhere a thread watches the parent's process id."""
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0:  # 1: PR_SET_PDEATHSIG
+                if os.getppid() != parent:  # the parent died before the request was made
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
                   on_done: Callable[[ActivityReport], None] | None = None) -> list[ActivityReport]:
     """Build every activity, `jobs` editions at a time (default: one per CPU core); reports in library order.
@@ -159,7 +188,8 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         gc.freeze()  # the workers' garbage collection then leaves the shared heap alone (no copy-on-write)
         try:
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 futures = {pool.submit(build_one, unit.activity_id, options, library.content, unit.language): unit
                            for unit in units}
                 for future in as_completed(futures):

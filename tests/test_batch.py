@@ -695,3 +695,73 @@ def test_every_help_has_an_example(path):
     result = CliRunner().invoke(main, [*path, "--help"])
     assert result.exit_code == 0, result.output
     assert "Example" in result.output, result.output
+
+
+# --------------------------------------------------------------------------- no worker outlives the build
+
+STALLED_BATCH = """
+import os, sys, time
+from pathlib import Path
+
+import kitgen.batch as batch
+from kitgen.library import Library
+from kitgen.results import BuildOptions
+
+marks = Path(sys.argv[1])
+
+
+def stalled(activity_id, options, content, language=None):
+    (marks / str(os.getpid())).write_text(activity_id)
+    time.sleep(300)
+
+
+batch.build_one = stalled
+batch.build_library(Library.open(Path(sys.argv[2])), BuildOptions(out_dir=marks / "out"), jobs=2)
+"""
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for its new parent to reap it is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM", "SIGHUP"])
+def test_killing_a_library_build_ends_its_workers(signal_name: str, tmp_path: Path):
+    """`build --all` killed while both workers build: the workers end too, within seconds, instead of waiting
+    forever on a pipe nobody writes to."""
+    import os
+    import signal
+    import time
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "stalled.py"
+    script.write_text(STALLED_BATCH)
+    parent = subprocess.Popen([sys.executable, str(script), str(marks), str(CONTENT)], env=kitgen_env(tmp_path),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            workers = [int(p.name) for p in marks.iterdir() if p.name.isdigit()]
+            time.sleep(0.05)
+        assert len(workers) == 2, parent.stderr.read().decode() if parent.poll() is not None else "no workers"
+        parent.send_signal(getattr(signal, signal_name))
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if alive(pid)], "a worker outlived the build"
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        parent.stderr.close()
