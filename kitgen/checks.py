@@ -8,6 +8,7 @@ from kitgen.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
 from kitgen.load.model import Activity, CardKind, HandExample
 from kitgen.load.placeholders import expand
+from kitgen.replay import replay_problems
 
 CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
 
@@ -117,6 +118,7 @@ def check_activity(loaded: LoadedActivity) -> None:
             problems.append(source.problem(loc, f"{where.replace('.[', '[')}: {message}"))
     problems += _reference_problems(activity, source)
     problems += _totals_problems(activity, source)
+    problems += replay_problems(activity, source)
     if problems:
         raise ContentError(problems)
 

@@ -252,18 +252,50 @@ class HostSection(Strict):
     items: list[Text] = []
 
 
+Tally = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
+"""A count a holder has in a walkthrough's state: 0 or more."""
+
+Amounts = Annotated[Union[dict[Name, Count], list[Name]], BeforeValidator(_as_list),
+                    WithJsonSchema({"anyOf": [
+                        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+                        {"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                        "description": "counts such as {metal: 2}, or card ids whose amounts come from their data"})]
+"""What a walkthrough step changes: counts by name, or card ids whose numbers are read from their data."""
+
+
 class Step(Strict):
-    """One step of a walkthrough; the cards it names must exist."""
+    """One step of a walkthrough; the cards it names must exist. The changes (gain, pay, build, move) are
+    replayed by the build against the walkthrough's state, in that order."""
 
     cards: list[Name] = []
     text: Text
+    who: Name | None = None  # the holder the step acts on; default the previous step's, else the first in start
+    gain: Amounts = {}  # counts added; card ids add their data through the walkthrough's `values`
+    pay: Amounts = {}  # counts taken away; card ids take their cost through the walkthrough's `costs`
+    build: Annotated[list[Name], BeforeValidator(_as_list)] = []  # pay each card's cost, then hold the card
+    move: Amounts = {}  # counts, or named cards (one each), taken from `who` and given to `to`
+    to: Name | None = None
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.gain or self.pay or self.build or self.move)
 
 
 class Walkthrough(Strict):
-    """A worked sequence of moves, step by step."""
+    """A worked sequence of moves, step by step; with a `start` state it is replayed and checked."""
 
     title: Name
+    start: dict[Name, dict[Name, Tally]] = {}  # holder (a player, a pile) → counts by name
+    costs: dict[Name, Name] = {}  # card data field → the count a payment takes it from (workers: Worker)
+    values: dict[Name, Name] = {}  # card data field → the count a gain of that card adds to (coins: coins)
+    plurals: dict[Name, Name] = {}  # a count's name when there is not exactly 1 (Worker: Workers)
+    show: list[Name] = []  # holders printed after each step; default every holder, in the order met
+    end: dict[Name, dict[Name, Tally]] = {}  # counts the last step must leave; shown as a sum
     steps: list[Step] = Field(min_length=1)
+
+    @property
+    def replayed(self) -> bool:
+        return bool(self.start) or any(step.changes for step in self.steps)
 
 
 class DataField(Strict):

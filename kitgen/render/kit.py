@@ -232,8 +232,10 @@ class KitRenderer:
                 total = sum(v for v in values if isinstance(v, (int, float)))
                 rows.append((card, values, total))
             tables.append((table, rows))
+        from kitgen.replay import replays
+
         return {"key": key, "examples": [evaluate_hand(activity, e)[0] for e in key.examples],
-                "sets": sets, "tables": tables}
+                "sets": sets, "tables": tables, "replays": replays(activity)}
 
     def render(self) -> list[RenderedFile]:
         _ = self.gettext
