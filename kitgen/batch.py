@@ -145,12 +145,20 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
 
     Up-to-date activities are recognised here from their manifests, without loading the renderer.
     """
-    from kitgen.inputs import fresh_results
+    from kitgen.inputs import fresh_results, refuse_outside, refuse_shared_folder
 
     files = library.activity_files()
     reports: dict[str, ActivityReport] = {}
     stale = []
     for activity_id, path in files.items():
+        try:  # a file leading out of the library, or an activity sharing another's kit folder, is never built
+            refuse_outside(library, path)
+            refuse_shared_folder(library, activity_id, path)
+        except KitgenError as error:
+            reports[activity_id] = ActivityReport(activity_id, error=str(error), exit_code=error.exit_code)
+            if on_done:
+                on_done(reports[activity_id])
+            continue
         try:
             fresh = fresh_results(path, library, options) if options.incremental else None
         except KitgenError:

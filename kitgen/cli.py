@@ -4,6 +4,7 @@ Exit codes: 0 ok, 1 a build or check failed, 2 bad usage or invalid content.
 """
 from __future__ import annotations
 
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -137,6 +138,8 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
 
         if bool(activity_ids) == build_all:
             raise UsageError("name one or more activities, or use --all (see kitgen list)")
+        if language is not None and not re.fullmatch(r"[a-z]{2}", language):
+            raise UsageError(f"--lang takes a two-letter language code such as en or ro, got {language!r}")
         library = Library.open(content_dir)
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
                                kits=kits, class_size=class_size,
@@ -247,11 +250,17 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
     for report in reports:
         if report.error:
             click.echo(report.error, err=True)
-    index = write_index(library, reports, options.out_dir)
+    try:
+        index = write_index(library, reports, options.out_dir)
+    except (KitgenError, OSError) as error:  # the summary still says what was built
+        click.echo(_describe(error) if isinstance(error, KitgenError) else f"error: {describe_os_error(error)}",
+                   err=True)
+        index = None
     click.echo(summary_table(reports))
     _quality_report([result for report in reports for result in report.results])
-    click.echo(f"library index: {index[0]} and {index[1]}")
-    return 1 if any(report.error for report in reports) else 0
+    if index:
+        click.echo(f"library index: {index[0]} and {index[1]}")
+    return 1 if index is None or any(report.error for report in reports) else 0
 
 
 class _NoBar:
@@ -311,6 +320,7 @@ def list_activities(content_dir: Path | None, debug: bool) -> None:
       kitgen list --content ~/school-library/content
     """
     def run() -> None:
+        from kitgen.inputs import refuse_outside
         from kitgen.load.editions import editions
         from kitgen.library import Library
         from kitgen.load import load_activity
@@ -319,11 +329,14 @@ def list_activities(content_dir: Path | None, debug: bool) -> None:
         rows = [("id", "title", "players", "minutes", "editions")]
         for activity_id, path in library.activity_files().items():
             try:
+                refuse_outside(library, path)
                 activity = load_activity(path).activity
                 rows.append((activity_id, activity.title, str(activity.players), str(activity.minutes),
                              ", ".join(editions(path))))
             except ContentError as error:
                 rows.append((activity_id, f"(invalid: {error.problems[0]})", "", "", ""))
+            except UsageError as error:
+                rows.append((activity_id, f"(refused: {error})", "", "", ""))
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         for row in rows:
             click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())

@@ -205,3 +205,51 @@ def fresh_results(activity_path: Path, library, options) -> list | None:
 
     results = [fresh_result(activity_path, language, library, options) for language in editions(activity_path)]
     return None if None in results else results
+
+
+def refuse_outside(library, path: Path) -> None:
+    """A content file (or its activity folder) that a symlink leads out of the library is refused before it is
+    read, as templates are."""
+    import os
+
+    from kitgen.errors import UsageError
+    from kitgen.load.editions import edition_file, edition_languages
+
+    root = library.content.resolve()
+    for candidate in [path, *(edition_file(path, language) for language in edition_languages(path))]:
+        if not candidate.resolve().is_relative_to(root):
+            shown = os.path.relpath(candidate) if Path(os.path.abspath(candidate)).is_relative_to(Path.cwd()) \
+                else str(candidate)  # the name in the library, not where the link leads
+            raise UsageError(f"{shown} leads outside the library, to {candidate.resolve()}; refused")
+
+
+def refuse_shared_folder(library, activity_id: str, path: Path) -> None:
+    """Two activities never write into one kit folder: the activity `trash-en` and the `en` edition of `trash`
+    would (an edition's folder is `<id>-<language>`). The clash is a content error at the activity's `id:`."""
+    from kitgen.errors import ContentError, KitgenError, display_path
+    from kitgen.load.editions import editions
+    from kitgen.load.yaml_source import read_yaml
+    from kitgen.results import kit_folder_name
+
+    def folders(of: str, languages: list[str]) -> dict[str, str]:
+        return {kit_folder_name(of, language, len(languages) > 1): language for language in languages}
+
+    mine: dict[str, str] | None = None
+    for other_id, other_path in library.activity_files().items():
+        if other_id == activity_id or not (other_id.startswith(activity_id + "-")
+                                           or activity_id.startswith(other_id + "-")):
+            continue  # only ids that one hyphenated suffix apart can make the same folder name
+        try:
+            refuse_outside(library, other_path)
+            mine = mine if mine is not None else folders(activity_id, editions(path))
+            theirs = folders(other_id, editions(other_path))
+        except KitgenError:
+            continue  # that activity's own build reports what is wrong with it
+        for folder in sorted(set(mine) & set(theirs)):
+            def describe(of: str, language: str, languages: dict[str, str]) -> str:
+                return f"the {language!r} edition of {of!r}" if len(languages) > 1 else f"{of!r}"
+            _, source = read_yaml(path)
+            message = (f"id: {describe(activity_id, mine[folder], mine)} would write the same kit folder, {folder}/, "
+                       f"as {describe(other_id, theirs[folder], theirs)} ({display_path(other_path)}); "
+                       "rename one of them")
+            raise ContentError([source.problem(("id",), message)])

@@ -68,6 +68,10 @@ class Library:
         if activity_id not in files:
             known = ", ".join(files) or "(none)"
             raise UsageError(f"no activity {activity_id!r} in {self.content}; available: {known}")
+        from kitgen.inputs import refuse_outside, refuse_shared_folder
+
+        refuse_outside(self, files[activity_id])
+        refuse_shared_folder(self, activity_id, files[activity_id])
         return files[activity_id]
 
     def template_dirs(self, activity_folder: Path | None = None) -> list[Path]:

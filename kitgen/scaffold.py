@@ -13,7 +13,7 @@ EXAMPLE = Path(__file__).resolve().parent / "examples" / "activity.yaml"
 
 def scaffold(content: Path, activity_id: str) -> Path:
     """Write `<content>/<id>.yaml`; refuse bad ids and never overwrite."""
-    if not re.match(ID_PATTERN, activity_id):
+    if not re.fullmatch(ID_PATTERN, activity_id):  # (re.match's `$` accepts a final newline)
         raise UsageError(f"{activity_id!r} is not a valid id: use lower-case letters, digits and '-'")
     content.mkdir(parents=True, exist_ok=True)
     target = content / f"{activity_id}.yaml"
