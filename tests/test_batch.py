@@ -765,3 +765,23 @@ def test_killing_a_library_build_ends_its_workers(signal_name: str, tmp_path: Pa
             parent.kill()
             parent.wait()
         parent.stderr.close()
+
+
+# --------------------------------------------------------------------------- a class, tables of several sizes
+
+
+def test_kits_for_a_class_are_counted_from_the_largest_table(tmp_path: Path):
+    """An activity for 2 to 3 players: 6 students fill 2 tables of 3, so 2 kits (not 3 tables of the minimum)."""
+    data = read_yaml(CONTENT / f"{ACTIVITY}.yaml")
+    data["players"] = {"min": 2, "max": 3}
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / f"{ACTIVITY}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False),
+                                                           encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", ACTIVITY, "--class-size", "6", "--content", str(tmp_path / "content"),
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    cards = tmp_path / "out" / ACTIVITY / f"{ACTIVITY}-cards.pdf"
+    backs = [text for page in card_texts(cards)[1::2] for text in page]
+    per_kit = sum(card["count"] for deck in data["decks"] for card in deck["cards"])
+    assert kit_numbers(backs) == {1: per_kit, 2: per_kit}
+    assert "2 kits for 6 players" in plain_text(tmp_path / "out" / ACTIVITY / f"{ACTIVITY}-print-guide.pdf")

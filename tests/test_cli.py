@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from conftest import ACTIVITY, CONTENT, REPO, file_of
 from kitgen.cli import main
+from kitgen.errors import ContentError
 
 LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<message>.+)$")
 WROTE = re.compile(r"^wrote (?P<path>.+?)  \((?P<pages>\d+) pages?\)$")
@@ -125,7 +126,8 @@ def test_broken_yaml_with_debug_shows_the_exception(runner, tmp_path):
     result = runner.invoke(main, ["build", ACTIVITY, "--content", str(content), "--out", str(tmp_path / "o"),
                                   "--debug"])
     assert result.exit_code != 0
-    assert result.exception is not None and not isinstance(result.exception, SystemExit)
+    assert isinstance(result.exception, ContentError), repr(result.exception)
+    assert located(str(result.exception), "decks[0].cards[0].count: expected a positive integer, got 'six'")
 
 
 # --------------------------------------------------------------------------- bad card sizes

@@ -288,9 +288,29 @@ def test_the_page_width_itself_is_too_wide_for_a_card():
         impose(A4, CardSize(mm(50), A4.height))
 
 
-def test_layout_constants_keep_the_promised_clearances():
-    assert PAGE_MARGIN >= FIVE_MM - EPS
-    assert MARK_ZONE > 0 and BAND_HEIGHT > 0
+@pytest.mark.parametrize("card", EVERY_PRESET)
+@pytest.mark.parametrize("page", EVERY_PAPER)
+def test_crop_marks_are_3_mm_long_and_start_1_mm_from_the_card(page, card):
+    """Measured on the marks themselves: each is 3 mm long, its near end 1 mm from the nearest card edge."""
+    grid = impose(page, card)
+    cells = all_cells(grid)
+    for mark in crop_marks(grid):
+        assert math.hypot(mark.x1 - mark.x0, mark.y1 - mark.y0) == pytest.approx(mm(3), abs=EPS)
+        assert min(segment_rect_distance(mark, c) for c in cells) == pytest.approx(mm(1), abs=EPS)
+
+
+@pytest.mark.parametrize("page", EVERY_PAPER)
+def test_the_calibration_band_is_9_mm_high_on_the_5_mm_margin(page):
+    band = impose(page, POKER).band
+    assert band.height == pytest.approx(mm(9), abs=EPS)
+    assert (band.x, band.y) == (pytest.approx(FIVE_MM, abs=EPS), pytest.approx(FIVE_MM, abs=EPS))
+    assert band.right == pytest.approx(page.width - FIVE_MM, abs=EPS)
+
+
+def test_the_layout_constants_are_the_measures_the_tests_assume():
+    """usable_width and usable_height above are built from these: they must be the documented measures."""
+    assert (PAGE_MARGIN, MARK_ZONE, BAND_HEIGHT) == (pytest.approx(FIVE_MM), pytest.approx(mm(4)),
+                                                     pytest.approx(mm(9)))
 
 
 def test_a_card_that_fits_exactly_is_accepted_and_a_hair_larger_is_not():

@@ -8,8 +8,10 @@
    can draw is printed in the PDFs (read back with PDFium; test_hardening.py reads them with pdfplumber).
 
 Runs are derandomized (the same examples every run) and keep no example database, so the suite is repeatable
-and writes nothing into the repository. Known bugs found this way are pinned as xfail tests in
-test_hardening.py (long unbreakable titles, control characters, characters beyond U+FFFF).
+and writes nothing into the repository. A property that allows refusal would pass if kitgen refused everything,
+so each one also has inputs it must accept: text the font prints as it is always builds and is found in the
+PDFs, and the anchors at the end load or build what is valid. Bugs found this way are tested in
+test_hardening.py (characters beyond U+FFFF, whose text layer is wrong, as an xfail).
 """
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 import yaml
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import event as _event
+from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
 from kitgen.build import BuildOptions, build
@@ -41,6 +45,12 @@ BOUNDED = settings(max_examples=60, deadline=None, database=None, derandomize=Tr
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 _counter = itertools.count()
+
+
+def event(label: str) -> None:
+    """Count an outcome in hypothesis's statistics (the anchor tests call the same bodies outside hypothesis)."""
+    if currently_in_test_context():
+        _event(label)
 
 
 @pytest.fixture(scope="module")
@@ -146,8 +156,7 @@ def test_growing_discard_with_one_value_replaced(scratch: Path, where: tuple, va
 # --------------------------------------------------------------------------- 2. text in every field
 
 MARKUP = "<>&\"'/{}=;#*|%!"
-# At most 40 characters: a longer word without spaces in the title cannot fit the sheet label, a known bug
-# pinned in test_hardening.py::test_long_unbreakable_text_is_reported_or_printed.
+# At most 40 characters, to keep the builds quick (test_hardening.py builds a 60-letter title).
 field_text = st.one_of(
     st.text(max_size=40),
     st.text(alphabet=st.sampled_from(MARKUP + "ab <b>i</i>&amp;"), max_size=25),
@@ -210,6 +219,7 @@ def test_any_text_in_every_field_builds_or_is_a_kitgen_error(text: str):
             result = build(ACTIVITY, BuildOptions(out_dir=Path(tmp) / "out"), Library.open(content))
         except KitgenError as error:
             assert str(error).strip()
+            assert not printable_as_is(text), f"printable text {text!r} was refused: {error}"
             event(f"refused: {type(error).__name__}")
             return
         files = {f.role: f.path for f in result.files}
@@ -223,3 +233,29 @@ def test_any_text_in_every_field_builds_or_is_a_kitgen_error(text: str):
         assert sheets.count(wanted) >= 3, "title, purpose and the rule are all printed on the rules page"
         assert squeeze(f"For the adult: {text}") in squeeze(page_text(files["host-key"]))
         assert wanted in squeeze(page_text(files["cards"], 0, left_column=True))
+
+
+# --------------------------------------------------------------------------- anchors: what must be accepted
+
+
+def test_the_loading_property_accepts_a_valid_activity(scratch: Path):
+    """The helper the loading properties share returns the activity for valid content (a helper that refused
+    everything would let every loading property pass)."""
+    loaded = load_and_check(fresh_file(scratch, dump(growing())))
+    assert loaded is not None and loaded.activity.id == ACTIVITY
+
+
+@pytest.mark.parametrize("where", [("title",), ("rules", "play", 0), ("decks", 0, "cards", 0, "text")])
+def test_replacing_a_value_by_an_equal_one_stays_valid(scratch: Path, where: tuple):
+    data = growing()
+    parent = data
+    for part in where[:-1]:
+        parent = parent[part]
+    parent[where[-1]] = str(parent[where[-1]])
+    assert load_and_check(fresh_file(scratch, dump(data))) is not None
+
+
+@pytest.mark.parametrize("text", ["Hello", "Ça va, Zoë?", "a < b & c", "Ünïcödé ×÷"])
+def test_printable_text_in_every_field_builds_and_prints(text: str):
+    assert printable_as_is(text)
+    test_any_text_in_every_field_builds_or_is_a_kitgen_error.hypothesis.inner_test(text=text)
