@@ -60,6 +60,9 @@ def _mapping(data: Any, path: Path) -> dict:
 
 def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
     """Read and validate one activity (in one language edition); every problem is reported at once."""
+    from kitgen.load.placeholders import new_activity
+
+    new_activity()  # its placeholders (generated cards, checks, the build) share one budget
     data, source = read_yaml(path)
     data = _mapping(data, path)
     overlay_path = None

@@ -6,9 +6,20 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
-_sandbox = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+from kitgen.budget import BoundedSandbox, Limits
+
+# One card text may loop 100,000 times and make values of 100,000 characters; every placeholder of one
+# activity together (every card of every deck, in `check` and again in a build) 2,000,000 steps and 3 s.
+LIMITS = Limits("placeholder", steps=100_000, chars=2_000_000, value=100_000, seconds=1.0,
+                total_steps=2_000_000, total_chars=40_000_000, total_seconds=3.0)
+
+_sandbox = BoundedSandbox(LIMITS, undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def new_activity() -> None:
+    """Start the budget of a newly read activity (its placeholders share one)."""
+    _sandbox.ledger.reset()
 
 
 @lru_cache(maxsize=4096)
@@ -32,11 +43,12 @@ def expand(text: str, data: Mapping[str, Any]) -> str:
     """`'Price {{ price }}'` with `{'price': 3}` → `'Price 3'`; content cannot reach Python internals.
 
     Plain `{{ name }}` / `{{ a.b }}` placeholders are filled by key lookup; anything else (filters,
-    expressions) is rendered by Jinja's sandbox.
+    expressions) is rendered by Jinja's sandbox, under a budget (`kitgen.budget`): work beyond it raises
+    BudgetExceeded.
     """
     if "{" not in text:
         return text
     rest = _SIMPLE.sub("", text)
     if "{{" not in rest and "{%" not in rest and "{#" not in rest:
         return _SIMPLE.sub(lambda match: str(_lookup(data, match[1])), text)
-    return _compiled(text).render(**data)
+    return _sandbox.run(_compiled(text), dict(data))
