@@ -4,13 +4,17 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, StringConstraints,
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, PrivateAttr, StringConstraints,
                       WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
 from kitgen.units import parse_card_size, parse_length
 
 MAX_COUNT = 10_000
+MAX_PLAYERS = 40  # players of one kit: each gets their own sheets
+MAX_PLACES = 100  # places of one mat (columns × rows)
+MAX_MAT_SIDE = parse_length("2000mm")  # a mat's width and height, before it is tiled over sheets
+MAX_HAND = 100  # cards in one worked hand
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
 
@@ -102,6 +106,13 @@ class Range(Strict):
 class Players(Range):
     """How many play one kit."""
 
+    @model_validator(mode="after")
+    def _at_most(self) -> "Players":
+        if self.max > MAX_PLAYERS:
+            raise PydanticCustomError("players", "expected at most {limit} players per kit, got {n}",
+                                      {"limit": MAX_PLAYERS, "n": f"{self.max:,}"})
+        return self
+
 
 class Minutes(Range):
     """How long one round takes, in minutes."""
@@ -168,6 +179,17 @@ class Generate(Strict):
 
     product: dict[Name, Annotated[list[DataValue], Field(min_length=1, max_length=1000)]] = Field(min_length=1)
     card: dict[Name, Any]
+
+    @model_validator(mode="after")
+    def _size(self) -> "Generate":
+        size = 1
+        for values in self.product.values():  # counted before any card is made
+            size *= len(values)
+            if size > MAX_COUNT:
+                sizes = " × ".join(str(len(v)) for v in self.product.values())
+                raise PydanticCustomError("generate", "the product makes {sizes} cards, expected at most {limit}",
+                                          {"sizes": sizes, "limit": f"{MAX_COUNT:,}"})
+        return self
 
 
 class Deck(Strict):
@@ -238,7 +260,7 @@ class HandExample(Strict):
     """A worked hand: the cards' `sum` field is added up; `buys` is checked against its `price` field."""
 
     title: Name | None = None
-    hand: list[Name] = Field(min_length=1)
+    hand: list[Name] = Field(min_length=1, max_length=MAX_HAND)
     sum: Name
     unit: Name
     buys: Name | None = None
@@ -272,7 +294,9 @@ class Step(Strict):
     who: Name | None = None  # the holder the step acts on; default the previous step's, else the first in start
     gain: Amounts = {}  # counts added; card ids add their data through the walkthrough's `values`
     pay: Amounts = {}  # counts taken away; card ids take their cost through the walkthrough's `costs`
-    build: Annotated[list[Name], BeforeValidator(_as_list)] = []  # pay each card's cost, then hold the card
+    # pay each card's cost, then hold the card: one id or a list of them
+    build: Annotated[list[Name], BeforeValidator(_as_list), WithJsonSchema(
+        {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})] = []
     move: Amounts = {}  # counts, or named cards (one each), taken from `who` and given to `to`
     to: Name | None = None
 
@@ -358,7 +382,17 @@ class PositionGrid(Strict):
     width: Length
     height: Length
     gap: Length = Field(default=parse_length("6mm"), json_schema_extra={"default": "6mm"})
-    labels: list[Name] = []
+    labels: list[Name] = Field(default=[], max_length=MAX_PLACES)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "PositionGrid":
+        if self.columns * self.rows > MAX_PLACES:
+            raise PydanticCustomError("places", "{columns} × {rows} places, expected at most {limit} per mat",
+                                      {"columns": self.columns, "rows": self.rows, "limit": MAX_PLACES})
+        if max(self.columns * (self.width + self.gap), self.rows * (self.height + self.gap)) > MAX_MAT_SIDE:
+            raise PydanticCustomError("places", "the places make a mat wider or taller than 2 m, expected at most "
+                                      "2 m a side")
+        return self
 
 
 class Board(Strict):
@@ -443,6 +477,7 @@ class Activity(Strict):
     player_aids: list[PlayerAid] = []
     record_sheets: list[RecordSheet] = []
     host_key: HostKey = HostKey()
+    _cards: dict[str, CardKind] = PrivateAttr(default_factory=dict)  # card id → its first card kind
 
     @field_validator("slips", "boards", "player_aids", "record_sheets")
     @classmethod
@@ -457,24 +492,28 @@ class Activity(Strict):
     @field_validator("decks")
     @classmethod
     def _unique_decks(cls, decks: list[Deck]) -> list[Deck]:
-        ids = [deck.id for deck in decks]
-        for index, deck_id in enumerate(ids):
-            if deck_id in ids[:index]:
+        ids: set[str] = set()
+        for deck_id in (deck.id for deck in decks):
+            if deck_id in ids:
                 raise PydanticCustomError("duplicate", "deck id '{id}' appears twice, expected unique deck ids",
                                           {"id": deck_id})
+            ids.add(deck_id)
         total = sum(deck.total for deck in decks)
         if total > MAX_COUNT:
             raise PydanticCustomError("count", "the decks hold {n} cards, expected at most {limit} per kit",
                                       {"n": f"{total:,}", "limit": f"{MAX_COUNT:,}"})
         return decks
 
-    def card(self, card_id: str) -> CardKind | None:
-        """The first card kind with this id in any deck."""
+    @model_validator(mode="after")
+    def _index_cards(self) -> "Activity":
         for deck in self.decks:
             for card in deck.cards:
-                if card.id == card_id:
-                    return card
-        return None
+                self._cards.setdefault(card.id, card)
+        return self
+
+    def card(self, card_id: str) -> CardKind | None:
+        """The first card kind with this id in any deck (one look-up, however many cards there are)."""
+        return self._cards.get(card_id)
 
 
 def generated_cards(generate: Generate) -> list[CardKind]:
