@@ -15,13 +15,20 @@ from kitgen import __version__
 
 
 def cache_dir() -> Path | None:
-    """`$KITGEN_CACHE` (`off` keeps nothing), else `$XDG_CACHE_HOME/kitgen`, else `~/.cache/kitgen`."""
+    """`$KITGEN_CACHE` (`off` keeps nothing), else `$XDG_CACHE_HOME/kitgen`, else `~/.cache/kitgen` (none when
+    there is no home folder to be found)."""
     setting = os.environ.get("KITGEN_CACHE")
     if setting == "off":
         return None
     if setting:
         return Path(setting)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kitgen"
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "kitgen"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):  # no $HOME and no entry in the user database: no cache
+        return None
+    return home / ".cache" / "kitgen"
 
 
 @lru_cache(maxsize=8)

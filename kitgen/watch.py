@@ -22,28 +22,44 @@ def _ignored(name: str) -> bool:
 
 
 def snapshot(folders: Iterable[Path], skip: Iterable[Path] = ()) -> Snapshot:
-    """Every file below `folders` (not below `skip`): path → (modification time in ns, size in bytes)."""
+    """Every file below `folders` (not below `skip`): path → (modification time in ns, size in bytes).
+
+    A symlinked folder is followed only when it leads to a folder inside one of `folders` that this scan has
+    not seen yet: a link out of the library (`ln -s /usr`) or back up into it (`ln -s .`) is not followed.
+    """
     skipped = {str(Path(folder).resolve()) for folder in skip}
+    roots = [Path(folder).resolve() for folder in folders]
     seen: Snapshot = {}
+    visited: set[tuple[int, int]] = set()  # (device, inode) of every folder scanned
     pending = [Path(folder) for folder in folders]
     while pending:
         folder = pending.pop()
-        if str(folder.resolve()) in skipped:
+        try:
+            real = folder.resolve()
+            info = real.stat()
+        except (OSError, RuntimeError):
+            continue  # a folder that is missing or unreadable now is looked at again next time
+        if str(real) in skipped or (info.st_dev, info.st_ino) in visited:
             continue
+        visited.add((info.st_dev, info.st_ino))
         try:
             entries = list(os.scandir(folder))
         except OSError:
-            continue  # a folder that is missing or unreadable now is looked at again next time
+            continue
         for entry in entries:
             if _ignored(entry.name):
                 continue
             try:
                 if entry.is_dir():
+                    if entry.is_symlink():
+                        target = Path(entry.path).resolve()
+                        if not any(target.is_relative_to(root) for root in roots):
+                            continue
                     pending.append(Path(entry.path))
                 elif entry.is_file():
                     info = entry.stat()
                     seen[entry.path] = (info.st_mtime_ns, info.st_size)
-            except OSError:
+            except (OSError, RuntimeError):
                 continue
     return seen
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import os
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -78,7 +80,7 @@ class _Converter:
             return self._mapping(node, loc)
         if isinstance(node, yaml.SequenceNode):
             return [self.convert(item, loc + (i,)) for i, item in enumerate(node.value)]
-        value = self.scalars.construct_object(node, deep=True)
+        value = self._scalar(node, loc)
         if isinstance(value, str):
             bad = CONTROL.search(value)
             if bad:
@@ -87,6 +89,19 @@ class _Converter:
                                              f"{where}: the text holds the control character U+{ord(bad[0]):04X}, "
                                              "expected printable text"))
         return value
+
+    def _scalar(self, node: yaml.Node, loc: Location) -> Any:
+        """A scalar's value; one Python refuses to make (a whole number of more than 4,300 digits) is a
+        located problem."""
+        try:
+            return self.scalars.construct_object(node, deep=True)
+        except ValueError as error:
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+            digits = len(str(node.value).lstrip("+-").replace("_", ""))
+            reason = (f"a number of {digits:,} digits, expected at most {sys.get_int_max_str_digits():,}"
+                      if "digits" in str(error) else f"{error}, expected a plain value")
+            self.problems.append(Problem(self.source.file, *_mark(node), f"{where + ': ' if where else ''}{reason}"))
+            return None
 
     def _mapping(self, node: yaml.MappingNode, loc: Location) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
@@ -98,7 +113,7 @@ class _Converter:
                         for k, v in item.items():
                             result.setdefault(k, v)
                 continue
-            key = self.scalars.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+            key = self._scalar(key_node, loc) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 self.problems.append(Problem(self.source.file, *_mark(key_node),
                                              "a key must be a plain word, expected a name such as 'title'"))
@@ -113,14 +128,23 @@ class _Converter:
 
 
 def _read_text(path: Path) -> str:
+    """The file's text; its size is checked before it is read, and reading stops past the limit (a file that
+    grows meanwhile), so a huge file never reaches memory."""
     shown = display_path(path)
+
+    def too_large(size: int) -> ContentError:
+        return ContentError([Problem(shown, 1, 1, f"the file is {size:,} bytes, expected at most {MAX_FILE_BYTES:,}")])
+
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise too_large(size)
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise ContentError([Problem(shown, 1, 1, f"cannot read the file: {error.strerror}")]) from None
     if len(raw) > MAX_FILE_BYTES:
-        raise ContentError([Problem(shown, 1, 1, f"the file is {len(raw):,} bytes, "
-                                    f"expected at most {MAX_FILE_BYTES:,}")])
+        raise too_large(max(len(raw), size))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
