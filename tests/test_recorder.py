@@ -113,6 +113,22 @@ def test_a_paragraph_of_bold_and_plain_runs_is_printed_where_reportlab_prints_it
     assert len(runs) <= 1 + lines + 2 * 2
 
 
+def test_justified_lines_put_each_word_where_word_spacing_puts_it():
+    from reportlab.lib.enums import TA_JUSTIFY
+
+    paragraph = Paragraph("Justified text stretches the spaces of every line but the last one, so that each line "
+                          "ends at the <b>right margin</b> of its frame, exactly.", _style(alignment=TA_JUSTIFY))
+    paragraph.wrap(170, 500)
+    items = recorded(lambda canvas: paragraph.drawOn(canvas, 30, 300))
+    with plain_pdf(lambda canvas: paragraph.drawOn(canvas, 30, 300)) as pdf:
+        assert_runs_where_reportlab_prints_them(items, pdf)
+        chars = pdf.pages[0].chars
+    assert "".join(item.text for item in items) == "".join(c["text"] for c in chars)  # spaces kept
+    first_line = [item for item in items if item.y == items[0].y]
+    last = first_line[-1]
+    assert last.x + canvas_width(last.text.rstrip(), 10.5) == pytest.approx(30 + 170, abs=0.01)
+
+
 def test_record_paragraph_places_a_wrapped_paragraph_at_x_y():
     paragraph = Paragraph("Plain then <b>bold</b>", _style())
     paragraph.wrap(200, 100)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import io
 import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import fields, replace
@@ -36,6 +37,7 @@ from kitgen.render.fonts import BOLD, REGULAR, register_fonts
 FONTS = frozenset({REGULAR, BOLD})  # what a backend can draw a `Text` with
 _STROKE_CAPS = "cap" in {f.name for f in fields(Stroke)}  # a Stroke that says how its ends are drawn
 _EPSILON = 1e-9
+_WORDS = re.compile(r"[^ ]* *")  # a word and the spaces after it; PDF's word spacing widens each space
 
 
 class UnrecordedDrawing(RuntimeError):
@@ -305,14 +307,9 @@ class RecordingTextObject(PDFTextObject):
         if font not in FONTS:
             raise UnrecordedDrawing(f"text in font {font!r} ({text[:40]!r}): kitgen draws with {sorted(FONTS)}")
         x, y = self.point
-        if self.word_space:  # each word where PDF's word spacing puts it
-            space = stringWidth(" ", font, size) + self.word_space
-            for index, word in enumerate(text.split(" ")):
-                if index:
-                    x += space
-                if word:
-                    self._run(x, y, word, font, size)
-                x += stringWidth(word, font, size)
+        if self.word_space:  # each word (with the space after it) where PDF's word spacing puts it
+            for word in filter(None, _WORDS.findall(text)):
+                x += self._run(x, y, word, font, size) + self.word_space * word.count(" ")
         else:
             x += self._run(x, y, text, font, size)
         self.point = (x, y)
