@@ -11,9 +11,10 @@ Nothing may vanish silently: ReportLab's page buffer (where a PDF canvas writes 
 a guard that raises `UnrecordedDrawing`, naming the canvas method, when anything the recorder does not
 translate (an image, a path, a clip, a form, transparent text ...) tries to write to it.
 
-ReportLab internals used here, all kept in this module: the canvas's `_code` page buffer (guarded), the
-text object's `_code`, `_fontname`, `_fontsize`, `_leading` (ReportLab's own record of the text state,
-which platypus reads and writes directly) and its `_textOut` method (how platypus writes a line of text).
+ReportLab internals used here, all kept in this module: the canvas's `_code` page buffer (guarded) and
+`_cropMarks` (set by platypus; checked, never drawn); the text object's `_code`, `_canvas`, `_fontname`,
+`_fontsize`, `_leading` (ReportLab's own record of the text state, which platypus reads and writes
+directly) and its `_textOut` and `_setFont` methods (how platypus writes a line of text and changes font).
 """
 from __future__ import annotations
 
