@@ -1,48 +1,17 @@
 """The library API: build one activity into its kit (load → check → plan → render → write)."""
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kitgen.checks import check_activity
-from kitgen.errors import BuildError, ContentError, UsageError
+from kitgen.errors import ContentError, PlanError, UnprintableContent
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.load.editions import editions, own_language
 from kitgen.load.problems import dotted
 from kitgen.locale import translations
-from kitgen.results import BuildOptions, BuildResult, OutputFile, kit_folder_name, kits_for_class
-from kitgen.units import parse_card_size, parse_paper
-
-MAX_KITS = 60
-
-
-def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def host_only_texts(loaded: LoadedActivity) -> list[str]:
-    """Every string the content marks as host-key material."""
-    key = loaded.activity.host_key
-    texts = list(key.intro)
-    for example in key.examples:
-        texts += [t for t in (example.title, example.note) if t]
-    for walk in key.walkthroughs:
-        texts += [walk.title, *(step.text for step in walk.steps)]
-    texts += [table.title for table in key.card_tables]
-    texts += [example.note for example in key.sets if example.note]
-    for section in key.sections:
-        texts += [section.title, *section.paragraphs, *section.items]
-    return [_normalise(t) for t in texts if len(_normalise(t)) >= 12]
-
-
-def check_no_leak(host_texts: list[str], printed: list[str], file_name: str) -> None:
-    """A player-facing file that prints host-key material is a build error, never a silent omission."""
-    normalised = [_normalise(p) for p in printed]
-    for secret in host_texts:
-        for paragraph in normalised:
-            if secret in paragraph:
-                raise BuildError(f"{file_name}: host-key text would be printed in a player file: {secret[:70]!r}")
+from kitgen.results import BuildOptions, BuildResult, OutputFile, Role, kit_folder_name, kits_for_class
 
 
 def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
@@ -93,60 +62,103 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
             for lang in languages]
 
 
-def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
-                 several_editions: bool = False) -> BuildResult:
-    """Check, plan, render every file in memory, and only then write them all."""
+@dataclass
+class RenderedKit:
+    """A kit rendered in memory: every file with its display list and PDF, and the manifest's record."""
+
+    folder: Path
+    files: list[OutputFile]
+    record: dict
+
+    def result(self) -> BuildResult:
+        files = [replace(f, path=self.folder / f.name) for f in self.files]
+        return BuildResult(self.record["activity"], self.record["language"], self.folder, files,
+                           quality=self.record["quality"], summary=self.record["summary"])
+
+
+def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
+               several_editions: bool = False, pdf: bool = True) -> RenderedKit:
+    """Check, plan and render every file of a kit in memory (with `pdf`, through the PDF backend too);
+    nothing is written. A file that would print host-key material or a character no font has is an error."""
     from kitgen.inputs import input_record, templates_used
+    from kitgen.leaks import host_secrets, leak_problems
     from kitgen.plan.kit import plan_kit
     from kitgen.render.kit import KitRenderer, root_templates
     from kitgen.render.markup import environment
-    from kitgen.render.quality import collecting
-    from kitgen.write import OutputData, write_outputs
+    from kitgen.render.quality import collecting, unprintable_problems
 
-    check_activity(loaded)
+    checked = check_activity(loaded)
     activity = loaded.activity
-    requested, options = options, options.with_defaults(activity.printing)
+    resolved = options.resolve(activity)
     try:
-        paper = parse_paper(options.paper)
-        card = parse_card_size(options.card_size or activity.card_size)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    stem = kit_folder_name(activity.id, activity.language, several_editions)
-    folder = options.out_dir / stem
-    template_dirs = library.template_dirs(loaded.folder)
-    inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
-                          requested.recorded())
-    kits = options.kits_for(activity.players.max)
-    if not 1 <= kits <= MAX_KITS:
-        raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
-    sheet = options.sheet()
-    try:
-        plan = plan_kit(activity, paper, card, kits, sheet)
-    except UsageError as error:  # a size from the content that cannot fit the paper
-        loc = getattr(error, "loc", None) or (None if options.card_size else ("card_size",))
+        plan = plan_kit(activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet)
+    except PlanError as error:  # a size from the content that cannot fit the paper
+        loc = error.loc or (None if options.card_size else ("card_size",))
         if loc is None:
             raise
         raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
-    env = environment(tuple(template_dirs), activity.language)
+    stem = kit_folder_name(activity.id, activity.language, several_editions)
+    env = environment(tuple(library.template_dirs(loaded.folder)), activity.language)
     with collecting() as quality:
-        rendered = KitRenderer(activity, plan, env, stem, translations(activity.language),
-                               loaded.source, options.style()).render()
-    secrets = host_only_texts(loaded)
-    for document in rendered:
-        if document.for_players:
-            check_no_leak(secrets, document.text, document.name)
+        files = KitRenderer(checked, plan, env, stem, translations(activity.language), resolved.style).render()
+    problems = leak_problems(host_secrets(activity), files, loaded.source)
+    if problems:
+        raise ContentError(problems)
+    unprintable = unprintable_problems(files)
+    if unprintable:
+        raise UnprintableContent("\n".join(unprintable))
+    if pdf:
+        from kitgen.backend.pdf import write_pdf
+
+        files = [replace(f, data=write_pdf(f.document)) for f in files]  # type: ignore[arg-type]
+    template_dirs = library.template_dirs(loaded.folder)
     summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
                "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
+    inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
+                          options.recorded())
     record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
               "summary": summary}
-    write_outputs(folder, [OutputData(d.name, d.data, d.pages, d.role, d.for_players, d.sheets) for d in rendered],
-                  record)
-    result = BuildResult(activity.id, activity.language, folder, quality=quality, summary=summary)
-    for document in rendered:
-        result.files.append(OutputFile(folder / document.name, document.pages, document.role, document.for_players,
-                                       document.sheets))
+    return RenderedKit(options.out_dir / stem, files, record)
+
+
+def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
+                 several_editions: bool = False) -> BuildResult:
+    """Render every file in memory, and only then write them all."""
+    from kitgen.write import write_outputs
+
+    kit = render_kit(loaded, options, library, several_editions=several_editions)
+    write_outputs(kit.folder, kit.files, kit.record)
+    result = kit.result()
+    if options.png_dpi:
+        result.pictures = write_pictures(kit.folder / "png", card_pictures_of(kit.files, options.png_dpi))
     return result
 
 
-__all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "check", "build_all_editions", "build_loaded", "editions",
-           "kits_for_class"]
+def card_pictures_of(files: list[OutputFile], dpi: int) -> dict[str, bytes]:
+    """A PNG of every card design (faces, backs, slips) of the kit's card files."""
+    from kitgen.backend.png import card_pictures
+
+    pictures: dict[str, bytes] = {}
+    for file in files:
+        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS):
+            pictures.update(card_pictures(file.document, dpi))
+    return pictures
+
+
+def write_pictures(folder: Path, pictures: dict[str, bytes]) -> list[Path]:
+    """Write the pictures into `folder` (each file atomically) and remove the PNGs an earlier build left there."""
+    from kitgen.write import write_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in sorted(pictures.items()):
+        write_atomic(folder / name, data)
+        written.append(folder / name)
+    for old in folder.glob("*.png"):
+        if old.name not in pictures and old.is_file() and not old.is_symlink():
+            old.unlink()
+    return written
+
+
+__all__ = ["BuildOptions", "BuildResult", "OutputFile", "RenderedKit", "build", "check", "build_all_editions",
+           "build_loaded", "editions", "kits_for_class", "render_kit"]

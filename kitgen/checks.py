@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from kitgen.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
-from kitgen.load.model import Activity, CardKind, HandExample
+from kitgen.load.model import Activity, CardKind, CardTable, HandExample, SetExample
 from kitgen.load.placeholders import expand
-from kitgen.replay import replay_problems
+from kitgen.replay import Replay, replay_problems, replays
 
 CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
 
@@ -90,18 +90,43 @@ def card_texts(card: CardKind) -> dict[str, str]:
     return texts
 
 
-def check_activity(loaded: LoadedActivity) -> None:
-    """Every content problem at once, located; raises ContentError when there is any."""
+@dataclass(frozen=True)
+class TableRow:
+    card: CardKind
+    values: list  # one per field; "" where the card's data has none
+    total: float
+
+
+@dataclass(frozen=True)
+class CheckedKit:
+    """An activity that passed every check, with what the checks computed, for render to print as it is."""
+
+    loaded: LoadedActivity
+    texts: dict[tuple[int, int], dict[str, str]]  # (deck, card) → the card's texts, placeholders filled
+    hands: list[HandResult]  # host_key.examples, in order
+    sets: list[tuple[SetExample, SetResult]]  # host_key.sets, scored
+    tables: list[tuple[CardTable, list[TableRow]]]  # host_key.card_tables, with their rows
+    replays: list[Replay | None]  # host_key.walkthroughs replayed (None: a walkthrough that only tells)
+
+    @property
+    def activity(self) -> Activity:
+        return self.loaded.activity
+
+
+def check_activity(loaded: LoadedActivity) -> CheckedKit:
+    """Every content problem at once, located (raises ContentError when there is any); else what was computed."""
     activity, source = loaded.activity, loaded.source
     problems: list[Problem] = []
+    texts: dict[tuple[int, int], dict[str, str]] = {}
     for d, deck in enumerate(activity.decks):
         for c, card in enumerate(deck.cards):
+            filled = texts[(d, c)] = {}
             for field in CARD_TEXT_FIELDS:
                 value = getattr(card, field)
                 if value is None:
                     continue
                 try:
-                    text = expand(value, card.data)
+                    text = filled[field] = expand(value, card.data)
                     if field == "color" and not is_color(text):
                         problems.append(source.problem(("decks", d, "cards", c, field),
                                                        f"decks[{d}].cards[{c}].color: expected black, red, blue, green "
@@ -110,17 +135,34 @@ def check_activity(loaded: LoadedActivity) -> None:
                     loc = ("decks", d, "cards", c, field)
                     problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {error}; expected "
                                                         "'{{ name }}' placeholders that name a key of the card's data"))
+    hands = []
     for e, example in enumerate(activity.host_key.examples):
-        _, found = evaluate_hand(activity, example)
+        hand, found = evaluate_hand(activity, example)
+        hands.append(hand)
         for relative, message in found:
             loc = ("host_key", "examples", e) + relative
             where = f"host_key.examples[{e}]." + ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in relative)
             problems.append(source.problem(loc, f"{where.replace('.[', '[')}: {message}"))
+    sets, found = _scored_sets(activity, source)
+    problems += found
     problems += _reference_problems(activity, source)
     problems += _totals_problems(activity, source)
-    problems += replay_problems(activity, source)
+    walked = replays(activity)
+    problems += replay_problems(walked, source)
     if problems:
         raise ContentError(problems)
+    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked)  # type: ignore[arg-type]
+
+
+def _tables(activity: Activity) -> list[tuple[CardTable, list[TableRow]]]:
+    tables = []
+    for table in activity.host_key.card_tables:
+        rows = []
+        for card in table_cards(activity, table):
+            values = ["" if v is None else v for v in (data_value(card, f.field) for f in table.fields)]
+            rows.append(TableRow(card, values, sum(v for v in values if isinstance(v, (int, float)))))
+        tables.append((table, rows))
+    return tables
 
 
 @dataclass(frozen=True)
@@ -185,7 +227,13 @@ def _reference_problems(activity: Activity, source) -> list[Problem]:
             if activity.card(card_id) is None:
                 problems.append(_located(source, ("host_key", "card_tables", t, "cards", c),
                                          f"no card {card_id!r} in any deck"))
-    for n, example in enumerate(key.sets):
+    return problems
+
+
+def _scored_sets(activity: Activity, source) -> tuple[list[tuple[SetExample, SetResult]], list[Problem]]:
+    """Each host-key set scored by the activity's rule, and the problems of those that are not sets."""
+    scored, problems = [], []
+    for n, example in enumerate(activity.host_key.sets):
         cards = []
         for c, card_id in enumerate(example.cards):
             card = activity.card(card_id)
@@ -200,7 +248,9 @@ def _reference_problems(activity: Activity, source) -> list[Problem]:
         elif example.points is not None and result and result.points != example.points:
             problems.append(_located(source, ("host_key", "sets", n, "points"),
                                      f"the scoring rule gives {result.points} point(s), the content says {example.points}"))
-    return problems
+        else:
+            scored.append((example, result))
+    return scored, problems
 
 
 def _totals_problems(activity: Activity, source) -> list[Problem]:

@@ -14,6 +14,8 @@ import click
 
 from kitgen import __version__
 from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError, describe_os_error
+from kitgen.results import CUT_LINES, DUPLEX, INK
+from kitgen.units import PAPER_SIZES
 
 
 def _describe(error: KitgenError) -> str:
@@ -57,17 +59,17 @@ debug_option = click.option("--debug", is_flag=True, help="Show the Python trace
 def print_options(command):
     """The printing choices shared by build and preview."""
     for option in reversed([
-        click.option("--duplex", type=click.Choice(["long", "short", "none"]),
+        click.option("--duplex", type=click.Choice(DUPLEX),
                      help="Backs for a long- or short-edge flip, or no backs (default: the activity's, else long)."),
         click.option("--fold/--no-fold", default=None,
                      help="Gutter fold: faces and backs on one side of the sheet (default: the activity's, else no)."),
         click.option("--bleed", "bleed_mm", type=click.FloatRange(0, 10), metavar="MM",
                      help="Card art extends this far past the cut line."),
-        click.option("--cut-lines", type=click.Choice(["marks", "lines", "both"]),
+        click.option("--cut-lines", type=click.Choice(CUT_LINES),
                      help="Crop marks in the margin, thin lines round every card, or both."),
         click.option("--back-offset", metavar="X,Y", help="Shift back pages by X,Y mm (measure with kitgen calibrate)."),
         click.option("--printer", metavar="NAME", help="Use a saved printer profile's back offset."),
-        click.option("--ink", type=click.Choice(["normal", "light"]), default="normal", show_default=True,
+        click.option("--ink", type=click.Choice(INK), default="normal", show_default=True,
                      help="light: outlines only, no filled areas."),
         click.option("--large-print", is_flag=True, help="Sheets at 14 pt or more; card text as large as fits."),
     ]):
@@ -101,7 +103,7 @@ def main() -> None:
 @main.command()
 @click.argument("activity_ids", nargs=-1)
 @click.option("--all", "build_all", is_flag=True, help="Build every activity in the library, in parallel.")
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4",
+@click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4",
               show_default=True, help="Paper size of every file.")
 @click.option("--card-size", metavar="SIZE", help="poker, bridge, mini, tarot or WxH such as 63x88mm.")
 @click.option("--lang", "language", metavar="LANG", help="Build only this language edition (default: all).")
@@ -111,12 +113,15 @@ def main() -> None:
 @click.option("--jobs", type=click.IntRange(1, 64), help="Parallel builds for --all (default: CPU cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary.")
 @click.option("--watch", is_flag=True, help="Stay running and rebuild whenever a content file or template changes.")
+@click.option("--png", "png_dpi", type=click.IntRange(36, 1200), metavar="DPI",
+              help="Also a PNG of every card face, back and slip at DPI (e.g. 300), in the kit's png/ folder.")
 @print_options
 @content_option
 @out_option
 @debug_option
 def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size: str | None, language: str | None,
-          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, watch: bool, duplex, fold,
+          class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, watch: bool,
+          png_dpi: int | None, duplex, fold,
           bleed_mm, cut_lines, back_offset, printer, ink, large_print, content_dir: Path | None, out_dir: Path,
           debug: bool) -> None:
     """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
@@ -130,6 +135,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
       kitgen build growing-discard --fold --ink light
       kitgen build --all --printer room12
       kitgen build growing-discard --watch
+      kitgen build growing-discard --png 300
     """
     from kitgen.results import BuildOptions
 
@@ -142,7 +148,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
             raise UsageError(f"--lang takes a two-letter language code such as en or ro, got {language!r}")
         library = Library.open(content_dir)
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
-                               kits=kits, class_size=class_size,
+                               kits=kits, class_size=class_size, png_dpi=png_dpi,
                                **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
                                                 large_print))
 
@@ -218,6 +224,9 @@ def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
             if not quiet:
                 for file in result.files:
                     click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
+                if result.pictures:
+                    click.echo(f"wrote {len(result.pictures)} card pictures in {result.pictures[0].parent}/  "
+                               f"({options.png_dpi} dpi)")
             _quality_report([result])
 
 
@@ -395,7 +404,7 @@ def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
 
 @main.command()
 @click.argument("activity_id")
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
+@click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4", show_default=True)
 @click.option("--dpi", type=click.IntRange(20, 300), default=50, show_default=True, help="Resolution of the PNGs.")
 @print_options
 @content_option
@@ -425,7 +434,7 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
 
 
 @main.command()
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
+@click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4", show_default=True)
 @click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
 @out_option
 @debug_option

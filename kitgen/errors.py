@@ -40,6 +40,15 @@ class UsageError(KitgenError):
     exit_code = 2
 
 
+class PlanError(UsageError):
+    """What was asked cannot be laid out on the paper (a card larger than the page); `loc` is the content
+    field that asked for it, when it came from the content."""
+
+    def __init__(self, message: str, loc: tuple | None = None):
+        super().__init__(message)
+        self.loc = loc
+
+
 class BuildError(KitgenError):
     """The content is valid but the kit cannot be made as asked (exit status 1)."""
 

@@ -113,6 +113,7 @@ def _catalogue_pdf(entries) -> bytes:
     from kitgen.render.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
 
+    from kitgen.backend.pdf import binary_streams
     from kitgen.render.fonts import BOLD, REGULAR, register_fonts
     from kitgen.units import PAPER_SIZES, mm
 
@@ -142,5 +143,6 @@ def _catalogue_pdf(entries) -> bytes:
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.5, (0.6, 0.6, 0.6)),
                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 8)]))
         story.append(table)
-    document.build(story)
+    with binary_streams():
+        document.build(story)
     return buffer.getvalue()

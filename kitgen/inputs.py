@@ -181,7 +181,7 @@ def _result_of(folder: Path, manifest: dict, activity_id: str, language: str):
     """The result a manifest records: its files, quality notes and summary (nothing is written)."""
     from kitgen.results import BuildResult, OutputFile
 
-    files = [OutputFile(folder / name, entry["pages"], entry["role"], entry["for_players"], entry["sheets"])
+    files = [OutputFile(folder / name, entry["role"], entry["pages"], entry["sheets"])
              for name, entry in manifest.get("files", {}).items()]
     return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []),
                        summary=manifest.get("summary", {}))

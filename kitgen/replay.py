@@ -176,12 +176,12 @@ def replays(activity: Activity) -> list[Replay | None]:
     return [replay(activity, walk) if walk.replayed else None for walk in activity.host_key.walkthroughs]
 
 
-def replay_problems(activity: Activity, source) -> list:
+def replay_problems(replayed: list[Replay | None], source) -> list:
     """Located problems of every replayed walkthrough: `file:line:col: host_key.walkthroughs[0].steps[2]: …`."""
     from kitgen.load.problems import dotted
 
     problems = []
-    for w, result in enumerate(replays(activity)):
+    for w, result in enumerate(replayed):
         if result is None:
             continue
         for relative, message in result.problems:

@@ -1,17 +1,19 @@
 """What a build is asked to do and what it made: plain data shared by the CLI, the batch and the build."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from kitgen.errors import UsageError
-from kitgen.render.style import Style
-from kitgen.units import mm, to_mm
+from kitgen.plan.imposition import Duplex, Sheet
+from kitgen.render.style import CutLines, Ink, Style
+from kitgen.units import CardSize, PaperSize, mm, parse_card_size, parse_paper, to_mm
 
 if TYPE_CHECKING:
-    from kitgen.load.model import Printing
-    from kitgen.plan.imposition import Sheet
+    from kitgen.display import Document
+    from kitgen.load.model import Activity
 
 
 def kit_folder_name(activity_id: str, language: str, several_editions: bool) -> str:
@@ -22,6 +24,26 @@ def kit_folder_name(activity_id: str, language: str, several_editions: bool) -> 
 def kits_for_class(class_size: int, players_per_kit: int) -> int:
     """Kits needed so every student plays: 28 students, 2 per kit → 14; 29 → 15."""
     return -(-class_size // players_per_kit)
+
+
+MAX_KITS = 60
+DUPLEX, CUT_LINES, INK = get_args(Duplex), get_args(CutLines), get_args(Ink)  # the choices, for the CLI too
+
+
+def _choose(what: str, value: object, choices: tuple) -> None:
+    if value not in choices:
+        raise UsageError(f"{what} must be {', '.join(choices[:-1])} or {choices[-1]}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class ResolvedOptions:
+    """The printing choices of one build, resolved and validated: what plan and render read."""
+
+    paper: PaperSize
+    card: CardSize
+    sheet: Sheet
+    style: Style
+    kits: int
 
 
 @dataclass(frozen=True)
@@ -41,50 +63,91 @@ class BuildOptions:
     back_offset_mm: tuple[float, float] = (0.0, 0.0)
     ink: str = "normal"  # normal or light
     large_print: bool = False
+    png_dpi: int | None = None  # also a PNG of every card design at this resolution, in the kit's png/ folder
 
     def recorded(self) -> dict:
         """The options that change the output, as recorded in the manifest."""
         return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
                 "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
-                "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print}
+                "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print,
+                "png_dpi": self.png_dpi}
 
-    def with_defaults(self, printing: Printing) -> "BuildOptions":
-        """Fill the printing options the user left open from the activity's defaults, then kitgen's."""
-        return replace(
-            self,
-            duplex=self.duplex or printing.duplex or "long",
-            fold=self.fold if self.fold is not None else bool(printing.fold),
-            bleed_mm=self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0),
-            cut_lines=self.cut_lines or printing.cut_lines or "marks")
-
-    def sheet(self) -> Sheet:
-        if self.duplex not in ("long", "short", "none"):
-            raise UsageError(f"duplex must be long, short or none, got {self.duplex!r}")
-        if not 0 <= self.bleed_mm <= 10:
-            raise UsageError(f"bleed must be between 0 and 10 mm, got {self.bleed_mm:g}")
-        from kitgen.plan.imposition import Sheet
-
-        return Sheet(self.duplex, bool(self.fold), mm(self.bleed_mm or 0.0))  # type: ignore[arg-type]
-
-    def style(self) -> Style:
-        if self.cut_lines not in ("marks", "lines", "both") or self.ink not in ("normal", "light"):
-            raise UsageError("cut lines must be marks, lines or both; ink normal or light")
+    def resolve(self, activity: Activity) -> ResolvedOptions:
+        """Every choice made and checked once: the user's, else the activity's defaults, else kitgen's."""
+        printing = activity.printing
+        duplex = self.duplex or printing.duplex or "long"
+        bleed_mm = self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0)
+        cut_lines = self.cut_lines or printing.cut_lines or "marks"
+        try:
+            paper, card = parse_paper(self.paper), parse_card_size(self.card_size or activity.card_size)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        _choose("duplex", duplex, DUPLEX)
+        _choose("cut lines", cut_lines, CUT_LINES)
+        _choose("ink", self.ink, INK)
+        if not 0 <= bleed_mm <= 10:
+            raise UsageError(f"bleed must be between 0 and 10 mm, got {bleed_mm:g}")
         if any(abs(v) > 20 for v in self.back_offset_mm):
             raise UsageError("a back offset of more than 20 mm is not a printer shift; measure again")
+        kits = self.kits_for(activity.players.max)
+        if not 1 <= kits <= MAX_KITS:
+            raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
+        fold = self.fold if self.fold is not None else bool(printing.fold)
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
-        return Style(self.cut_lines, offset, self.ink, self.large_print)  # type: ignore[arg-type]
+        return ResolvedOptions(paper, card, Sheet(duplex, fold, mm(bleed_mm)),  # type: ignore[arg-type]
+                               Style(cut_lines, offset, self.ink, self.large_print), kits)  # type: ignore[arg-type]
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits
 
 
+class Role(str, Enum):
+    """What an output file is for; its value is the word used in manifests and file names."""
+
+    CARDS = "cards"
+    OPTIONAL_CARDS = "optional-cards"
+    SLIPS = "slips"
+    MAT = "mat"
+    SHEETS = "sheets"
+    HOST_KEY = "host-key"
+    PRINT_GUIDE = "print-guide"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def card_stock(self) -> bool:
+        """Printed two-sided on card stock (the rest on plain paper)."""
+        return self in (Role.CARDS, Role.OPTIONAL_CARDS)
+
+    @property
+    def for_players(self) -> bool:
+        return self is not Role.HOST_KEY
+
+
 @dataclass(frozen=True)
 class OutputFile:
-    path: Path
+    """One file of a kit: rendered (its display list and PDF in memory), written, or read back from a manifest."""
+
+    path: Path  # the file's name alone until the build places it in the kit's folder
+    role: Role
     pages: int
-    role: str  # cards, optional-cards, slips, mat, sheets, host-key, print-guide
-    for_players: bool
-    sheets: int  # sheets of paper or card stock
+    sheets: int = 0  # sheets of paper or card stock; 0 means one per page
+    document: Document | None = field(default=None, repr=False, compare=False)  # what render drew
+    data: bytes = field(default=b"", repr=False, compare=False)  # the PDF
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "role", Role(self.role))
+        if not self.sheets:
+            object.__setattr__(self, "sheets", self.pages)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def for_players(self) -> bool:
+        return self.role.for_players
 
 
 @dataclass
@@ -96,6 +159,7 @@ class BuildResult:
     skipped: bool = False  # up to date, nothing written
     quality: list[str] = field(default_factory=list)  # shrunk text, colours weak in grayscale
     summary: dict = field(default_factory=dict)  # title, purpose, category, players, minutes, language
+    pictures: list[Path] = field(default_factory=list)  # PNGs of the card designs, when asked for
 
     @property
     def pages(self) -> int:
@@ -103,6 +167,6 @@ class BuildResult:
 
     def sheets(self, card_stock: bool) -> int:
         """Sheets of paper (card files print two-sided on card stock)."""
-        return sum(f.sheets for f in self.files if f.role.endswith("cards") == card_stock)
+        return sum(f.sheets for f in self.files if f.role.card_stock == card_stock)
 
 

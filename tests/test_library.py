@@ -822,8 +822,9 @@ def test_host_key_sentence_in_the_rules_fails_the_build(tmp_path):
          f"    - Fill in one row of your record sheet for every turn.\n    - {secret}\n")
     out = tmp_path / "out"
     code, stdout, stderr = run("build", "growing-discard", "--content", str(path.parent), "--out", str(out))
-    assert code == 1, (code, stdout, stderr)
-    assert "growing-discard-sheets.pdf: host-key text would be printed in a player file" in stderr, stderr
+    assert code == 2, (code, stdout, stderr)
+    assert re.search(r"growing-discard\.yaml:\d+:\d+: host_key\.sections\[1\]\.items\[\d+\]: host-key text would be "
+                     r"printed in the players' file growing-discard-sheets\.pdf", stderr), stderr
     assert secret[:40] in stderr
     assert not out.exists() or not any(out.rglob("*.pdf"))
 

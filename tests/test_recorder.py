@@ -16,7 +16,7 @@ from reportlab.pdfgen.canvas import Canvas
 from kitgen.display import Group, Line, Text
 from kitgen.render.fonts import BOLD, REGULAR, register_fonts
 from kitgen.render.platypus import KeepInFrame, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-from kitgen.render.recorder import RecordingCanvas, UnrecordedDrawing, record_paragraph
+from kitgen.backend.recorder import RecordingCanvas, UnrecordedDrawing, record_paragraph
 
 PAGE = (400.0, 600.0)
 TOLERANCE = 0.01  # points

@@ -11,7 +11,6 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from kitgen.build import BuildOptions, build

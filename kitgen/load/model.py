@@ -294,7 +294,9 @@ class Step(Strict):
     who: Name | None = None  # the holder the step acts on; default the previous step's, else the first in start
     gain: Amounts = {}  # counts added; card ids add their data through the walkthrough's `values`
     pay: Amounts = {}  # counts taken away; card ids take their cost through the walkthrough's `costs`
-    build: Annotated[list[Name], BeforeValidator(_as_list)] = []  # pay each card's cost, then hold the card
+    # pay each card's cost, then hold the card: one id or a list of them
+    build: Annotated[list[Name], BeforeValidator(_as_list), WithJsonSchema(
+        {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})] = []
     move: Amounts = {}  # counts, or named cards (one each), taken from `who` and given to `to`
     to: Name | None = None
 

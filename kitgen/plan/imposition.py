@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kitgen.errors import UsageError
+from kitgen.errors import PlanError
 from kitgen.units import CardSize, PaperSize, mm
 
 PAGE_MARGIN = mm(5)  # nothing is printed closer than this to a page edge
@@ -156,7 +156,7 @@ def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
         rows = _fit(usable_height, card.height, gap)
         bottom = PAGE_MARGIN + BAND_HEIGHT + zone + (usable_height - (rows * card.height + (rows - 1) * gap)) / 2
     if columns < 1 or rows < 1:
-        raise UsageError(f"a {card} card does not fit on this paper ({page}) with 5 mm margins, "
+        raise PlanError(f"a {card} card does not fit on this paper ({page}) with 5 mm margins, "
                          "crop marks and the calibration bar; choose a smaller card or larger paper")
     left = (page.width - (columns * card.width + (columns - 1) * gap)) / 2
     return Grid(page, card, columns, rows, left, bottom, band, sheet)

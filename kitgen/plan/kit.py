@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kitgen.errors import UsageError
+from kitgen.errors import PlanError
 from kitgen.load.model import Activity, Board, Slip
 from kitgen.plan import CardSheet, Grid, card_sheets
 from kitgen.plan.imposition import Sheet, impose
@@ -95,9 +95,8 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
     for index, slip in enumerate(activity.slips):
         try:
             slip_grid = impose(paper, parse_card_size(slip.size))
-        except UsageError as error:
-            error.loc = ("slips", index, "size")  # type: ignore[attr-defined]
-            raise
+        except PlanError as error:
+            raise PlanError(str(error), ("slips", index, "size")) from None
         copies = slip.copies * (len(seats) if slip.per_player else kits)
         slips.append(SlipPlan(slip, slip_grid, card_sheets(list(range(copies)), slip_grid)))
     boards = []

@@ -1,19 +1,20 @@
-"""Draw card sheets: each face page followed by its mirrored back page, cards as PDF form XObjects."""
+"""Card sheets as display lists: each face page followed by its mirrored back page, each card design a form."""
 from __future__ import annotations
 
-import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Hashable, Mapping, Sequence
 
+from kitgen.display import (BLACK, WHITE, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, Text,
+                            Use, rotate_half_turn, translate)
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
 from kitgen.plan.imposition import PAGE_MARGIN, back_band
 from kitgen.render.style import Style
-from kitgen.render.fit import DoesNotFit, Slot, draw_fitted, draw_label, text_operators
-from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts
+from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
+from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts, string_width
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
@@ -32,10 +33,7 @@ class Design:
     xml: ET.Element
     kind: str  # "face", "back" or "slip"
     pattern: str = "plain"
-
-    def texts(self) -> list[str]:
-        """Every text this design prints, part by part (for the host-key leak check)."""
-        return [plain_text(part) for part in self.xml]
+    stem: str = ""  # deck and card ids, for a file of its own (`supply-C2-face`)
 
 
 @lru_cache(maxsize=32)
@@ -87,7 +85,8 @@ def rgb(color: str) -> tuple[float, float, float]:
     return NAMED_COLORS.get(color.lower(), (0, 0, 0))
 
 
-def _draw_slots(canvas, design: Design, slots: Mapping[str, Slot]) -> None:
+def _slot_items(design: Design, slots: Mapping[str, Slot]) -> list[Item]:
+    items: list[Item] = []
     for element in design.xml:
         slot = slots.get(element.tag)
         if slot is None:
@@ -101,96 +100,80 @@ def _draw_slots(canvas, design: Design, slots: Mapping[str, Slot]) -> None:
         if color:
             slot = replace(slot, color=rgb(color))
         try:
-            size = draw_fitted(canvas, inline_markup(element), slot)
+            drawn, size = fitted_items(inline_markup(element), slot, origin=design.label)
         except DoesNotFit:
             raise UnprintableContent(f"{design.label}, {element.tag}: the text does not fit on the card even at "
-                             f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
+                                     f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
+        items += drawn
         if element.tag == "text" and size < slot.max_size:
             note(f"{design.label}: {element.tag} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
         if contrast_on_white(slot.color) < MIN_CONTRAST and size < 14:
             note(f"{design.label}: {element.tag} in colour {color} is hard to read in grayscale "
                  f"(contrast {contrast_on_white(slot.color):.1f}:1, want {MIN_CONTRAST}:1)")
+    return items
 
 
 @lru_cache(maxsize=8)
-def _face_frame(width: float, height: float, text_scale: float) -> str:
-    """The frame and the rule under the title, as PDF operators: the same on every face of a size."""
-    from reportlab.pdfgen.canvas import Canvas
-
-    scratch = Canvas(io.BytesIO())
-    start = len(scratch._code)
-    scratch.setStrokeColorRGB(*GREY)
-    scratch.setLineWidth(0.6)
+def _face_frame(width: float, height: float, text_scale: float) -> tuple[Item, ...]:
+    """The frame and the rule under the title: the same on every face of a size."""
     frame = Rect(0, 0, width, height).inset(FRAME_INSET)
-    scratch.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5), stroke=1, fill=0)
     rule_y = face_slots(width, height, text_scale)["title"].box.y - mm(0.6)
-    scratch.setLineWidth(0.4)
-    scratch.line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y)
-    return "\n".join(scratch._code[start:])
+    return (Box(frame.x, frame.y, frame.width, frame.height, Stroke(0.6, GREY), radius=mm(2.5)),
+            Line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y, Stroke(0.4, GREY)))
 
 
-def _draw_face(canvas, design: Design, width: float, height: float, style: Style) -> None:
-    canvas.addLiteral(_face_frame(width, height, style.text_scale))
-    _draw_slots(canvas, design, face_slots(width, height, style.text_scale))
+def _face(design: Design, width: float, height: float, style: Style, bleed: float) -> list[Item]:
+    return [*_face_frame(width, height, style.text_scale),
+            *_slot_items(design, face_slots(width, height, style.text_scale))]
 
 
-def _draw_pattern(canvas, pattern: str, width: float, height: float) -> None:
-    canvas.setStrokeGray(PATTERN_GREY)
-    canvas.setFillGray(PATTERN_GREY)
-    canvas.setLineWidth(1.2)
+@lru_cache(maxsize=32)
+def _pattern(pattern: str, width: float, height: float) -> tuple[Item, ...]:
+    """A back's pattern over (0, 0)–(width, height), drawn in a light grey."""
+    line = Stroke(1.2, (PATTERN_GREY,))
     step = mm(4)
+    items: list[Item] = []
     if pattern == "stripes":
         offset = -height
         while offset < width:
-            canvas.line(offset, 0, offset + height, height)
+            items.append(Line(offset, 0, offset + height, height, line))
             offset += step
     elif pattern == "dots":
         for ix in range(int(width / step) + 2):
             for iy in range(int(height / step) + 2):
                 shift = step / 2 if iy % 2 else 0
-                canvas.circle(ix * step + shift, iy * step, mm(0.8), stroke=0, fill=1)
+                items.append(Circle(ix * step + shift, iy * step, mm(0.8), None, (PATTERN_GREY,)))
     elif pattern == "grid":
-        for ix in range(int(width / step) + 2):
-            canvas.line(ix * step, 0, ix * step, height)
-        for iy in range(int(height / step) + 2):
-            canvas.line(0, iy * step, width, iy * step)
+        items += [Line(ix * step, 0, ix * step, height, line) for ix in range(int(width / step) + 2)]
+        items += [Line(0, iy * step, width, iy * step, line) for iy in range(int(height / step) + 2)]
     elif pattern == "diamonds":
         offset = -height
         while offset < width + height:
-            canvas.line(offset, 0, offset + height, height)
-            canvas.line(offset + height, 0, offset, height)
+            items.append(Line(offset, 0, offset + height, height, line))
+            items.append(Line(offset + height, 0, offset, height, line))
             offset += step * 1.5
+    return tuple(items)
 
 
-def _draw_back(canvas, design: Design, width: float, height: float, style: Style, bleed: float = 0.0) -> None:
+def _back(design: Design, width: float, height: float, style: Style, bleed: float = 0.0) -> list[Item]:
     """The pattern fills the whole art box (the card plus its bleed); a panel carries the words."""
     panel, slots = back_slots(width, height)
-    canvas.setStrokeGray(0.2)
-    canvas.setLineWidth(0.8)
+    outline = Stroke(0.8, (0.2,))
     if style.light:  # outlines only: a double frame instead of a filled pattern
         frame = Rect(0, 0, width, height).inset(FRAME_INSET)
-        canvas.roundRect(frame.x, frame.y, frame.width, frame.height, mm(2.5))
-        canvas.roundRect(panel.x, panel.y, panel.width, panel.height, mm(2))
+        items: list[Item] = [Box(frame.x, frame.y, frame.width, frame.height, outline, radius=mm(2.5)),
+                             Box(panel.x, panel.y, panel.width, panel.height, outline, radius=mm(2))]
     else:
-        canvas.saveState()
-        path = canvas.beginPath()
-        path.rect(-bleed, -bleed, width + 2 * bleed, height + 2 * bleed)
-        canvas.clipPath(path, stroke=0, fill=0)
-        canvas.translate(-bleed, -bleed)
-        _draw_pattern(canvas, design.pattern, width + 2 * bleed, height + 2 * bleed)
-        canvas.restoreState()
-        canvas.setFillGray(1)
-        canvas.setStrokeGray(0.2)
-        canvas.roundRect(panel.x, panel.y, panel.width, panel.height, mm(2), stroke=1, fill=1)
-    _draw_slots(canvas, design, slots)
+        art = (width + 2 * bleed, height + 2 * bleed)
+        items = [Group(_pattern(design.pattern, *art), translate(-bleed, -bleed), Clip(-bleed, -bleed, *art)),
+                 Box(panel.x, panel.y, panel.width, panel.height, outline, WHITE, radius=mm(2))]
+    return items + _slot_items(design, slots)
 
 
-def _draw_slip(canvas, design: Design, width: float, height: float, style: Style) -> None:
+def _slip(design: Design, width: float, height: float, style: Style, bleed: float) -> list[Item]:
     """A small form; with a fold line, the outside half is hatched so writing on the inside stays hidden."""
-    canvas.setStrokeGray(0.3)
-    canvas.setLineWidth(0.5)
     frame = Rect(0, 0, width, height).inset(mm(1.5))
-    canvas.rect(frame.x, frame.y, frame.width, frame.height)
+    items: list[Item] = [Box(frame.x, frame.y, frame.width, frame.height, Stroke(0.5, (0.3,)))]
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
     fold = design.xml.get("fold") == "yes"
     inside = Rect(safe.x, safe.y, safe.width, safe.height / 2 - mm(2)) if fold else safe
@@ -199,51 +182,43 @@ def _draw_slip(canvas, design: Design, width: float, height: float, style: Style
     heading = "<br/>".join(([f"<b>{inline_markup(title)}</b>"] if title is not None else []) + texts)
     if not fold and heading:  # an open form: title and text on top, the write-in lines below
         head = Rect(safe.x, safe.top - safe.height * 0.3, safe.width, safe.height * 0.3)
-        _fit_or_fail(canvas, design, "title", heading, Slot(head, 11))
+        items += _fit_or_fail(design, "title", heading, Slot(head, 11))
         inside = Rect(safe.x, safe.y, safe.width, safe.height * 0.68)
     if fold:
         outside = Rect(safe.x + mm(2), height / 2 + mm(3), safe.width - mm(4), safe.top - height / 2 - mm(6))
         if not style.light:  # hatching hides what is written inside when the slip is folded
-            canvas.saveState()
-            clip = canvas.beginPath()
-            clip.rect(frame.x, height / 2, frame.width, frame.top - height / 2)
-            canvas.clipPath(clip, stroke=0, fill=0)
-            _draw_pattern(canvas, "stripes", width, height)
-            canvas.restoreState()
-            canvas.setFillGray(1)
-            canvas.rect(outside.x, outside.y, outside.width, outside.height, stroke=0, fill=1)
-        _fit_or_fail(canvas, design, "outside", heading, Slot(outside, 11))
-        canvas.setDash(3, 2)
-        canvas.setStrokeGray(0)
-        canvas.line(frame.x, height / 2, frame.right, height / 2)
-        canvas.setDash()
+            items.append(Group(_pattern("stripes", width, height),
+                               clip=Clip(frame.x, height / 2, frame.width, frame.top - height / 2)))
+            items.append(Box(outside.x, outside.y, outside.width, outside.height, None, WHITE))
+        items += _fit_or_fail(design, "outside", heading, Slot(outside, 11))
+        items.append(Line(frame.x, height / 2, frame.right, height / 2, Stroke(0.5, BLACK, (3, 2))))
         fold_label = design.xml.find("foldlabel")
         if fold_label is not None:
-            canvas.setFont(REGULAR, 6)
-            canvas.setFillGray(0)
-            canvas.drawRightString(frame.right - mm(1), height / 2 + mm(0.8), plain_text(fold_label))
+            words = plain_text(fold_label)
+            items.append(Text(frame.right - mm(1) - string_width(words, REGULAR, 6), height / 2 + mm(0.8), words,
+                              REGULAR, 6, BLACK, design.label))
     lines = design.xml.findall("line")
     row = inside.height / max(len(lines), 1)
     for index, line in enumerate(lines):
         top = inside.top - index * row
         box = Rect(inside.x, top - row, inside.width, row)
         label_box = Rect(box.x, box.y + mm(1), box.width, min(box.height - mm(1), mm(5)))
-        _fit_or_fail(canvas, design, "line", inline_markup(line), Slot(label_box, 9, align="left"))
-        canvas.setStrokeGray(0)
-        canvas.setLineWidth(0.4)
-        canvas.line(box.x, box.y + mm(0.8), box.right, box.y + mm(0.8))
+        items += _fit_or_fail(design, "line", inline_markup(line), Slot(label_box, 9, align="left"))
+        items.append(Line(box.x, box.y + mm(0.8), box.right, box.y + mm(0.8), Stroke(0.4, BLACK)))
+    return items
 
 
-def _fit_or_fail(canvas, design: Design, part: str, markup: str, slot: Slot) -> None:
+def _fit_or_fail(design: Design, part: str, markup: str, slot: Slot) -> list[Item]:
     try:
-        draw_fitted(canvas, markup, slot)
+        return fitted_items(markup, slot, origin=design.label)[0]
     except DoesNotFit:
         raise UnprintableContent(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
 
 
 @lru_cache(maxsize=8)
-def _ruler_strokes(x0: float, y: float, letter: bool) -> str:
-    """The ruler's lines as PDF operators, one stroked segment each (the same on every sheet of a file)."""
+def _ruler(x0: float, y: float, letter: bool) -> tuple[Item, ...]:
+    """The ruler's strokes and its words (the same on every sheet of a file)."""
+    pen = Stroke(0.5, BLACK)
     segments = [(x0, y, x0 + (4 * INCH if letter else mm(100)), y)]
     for tick in range(0, 101, 5):
         segments.append((x0 + mm(tick), y, x0 + mm(tick), y + (mm(2.5) if tick % 10 == 0 else mm(1.2))))
@@ -251,58 +226,34 @@ def _ruler_strokes(x0: float, y: float, letter: bool) -> str:
         for eighth in range(0, 33, 2):
             x = x0 + eighth * INCH / 8
             segments.append((x, y, x, y - (mm(2.5) if eighth % 8 == 0 else mm(1.2))))
-    lines = " ".join(f"{a:.6g} {b:.6g} m {c:.6g} {d:.6g} l S" for a, b, c, d in segments)
-    return f"q 0 G 0.5 w {lines} Q"
+    items: list[Item] = [Line(a, b, c, d, pen) for a, b, c, d in segments]
+    items.append(Text(x0 + mm(101), y + mm(1), "100 mm", REGULAR, 6))
+    if letter:
+        items.append(Text(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in", REGULAR, 6))
+    return tuple(items)
 
 
-def _draw_calibration(canvas, band: Rect, label: str, ruler_note: str, letter: bool) -> None:
+def _calibration(band: Rect, label: str, ruler_note: str, letter: bool) -> list[Item]:
     """A 100 mm ruler (and a 4 in one on Letter) with the words to check it, then the sheet label."""
     x0 = band.x + mm(2)
     y = band.y + (mm(4.5) if letter else mm(3))
-    canvas.addLiteral(_ruler_strokes(x0, y, letter))
-    words = [(x0 + mm(101), y + mm(1), "100 mm")]
-    if letter:
-        words.append((x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in"))
-    shown = " ".join(text_operators(canvas, REGULAR, 6, x, baseline, word) for x, baseline, word in words)
-    canvas.addLiteral(f"q 0 g {shown} Q")
     text_box = Rect(x0 + 4 * INCH + mm(12), band.y, band.right - (x0 + 4 * INCH + mm(12)), band.height)
     upper = Rect(text_box.x, text_box.y + text_box.height / 2, text_box.width, text_box.height / 2)
     lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
-    draw_label(canvas, ruler_note, Slot(upper, 7, bold=True, align="left", min_size=5))
-    draw_label(canvas, label, Slot(lower, 7, align="left", min_size=5))
+    return [*_ruler(x0, y, letter),
+            *label_items(ruler_note, Slot(upper, 7, bold=True, align="left", min_size=5)),
+            *label_items(label, Slot(lower, 7, align="left", min_size=5))]
 
 
-def _draw_cut_lines(canvas, rects: list[Rect]) -> None:
-    """Thin lines exactly on every card's cut line."""
-    canvas.setStrokeGray(0.45)
-    canvas.setLineWidth(0.25)
-    for rect in rects:
-        canvas.rect(rect.x, rect.y, rect.width, rect.height, stroke=1, fill=0)
-
-
-def _draw_fold_line(canvas, grid: Grid, label: str) -> None:
+def _fold_line(grid: Grid, label: str) -> list[Item]:
     fold = grid.fold_y
-    canvas.setStrokeGray(0)
-    canvas.setLineWidth(0.4)
-    canvas.setDash(4, 3)
-    canvas.line(PAGE_MARGIN, fold, grid.page.width - PAGE_MARGIN, fold)
-    canvas.setDash()
-    canvas.setFont(REGULAR, 7)
-    canvas.setFillGray(0)
-    canvas.drawString(PAGE_MARGIN, fold + mm(1), label)
+    return [Line(PAGE_MARGIN, fold, grid.page.width - PAGE_MARGIN, fold, Stroke(0.4, BLACK, (4, 3))),
+            Text(PAGE_MARGIN, fold + mm(1), label, REGULAR, 7)]
 
 
-def _shared_form_resources(canvas):
-    """One resource dictionary (the document's fonts) that every card form refers to, instead of a copy each:
-    a sheet file holds thousands of forms."""
-    from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
-
-    resources = PDFResourceDictionary()
-    resources.basicFonts()
-    return canvas._doc.Reference(resources)
-
-
-DRAW = {"face": _draw_face, "back": _draw_back, "slip": _draw_slip}
+DRAW = {"face": _face, "back": _back, "slip": _slip}
+CROP_MARK = Stroke(0.25, BLACK)
+CUT_LINE = Stroke(0.25, (0.45,))
 
 
 @dataclass(frozen=True)
@@ -326,78 +277,50 @@ def render_card_sheets(
     text: SheetText,
     letter: bool,
     style: Style = Style(),
-) -> tuple[bytes, int]:
-    """The cards PDF and its page count: face pages each followed by its back page (duplex), faces with
-    their backs below a fold line (gutter fold), or faces alone (no backs)."""
-    from reportlab.pdfgen.canvas import Canvas
-
-    from kitgen.render.card_form import end_card_form
-
+) -> Document:
+    """The card sheets as pages: face pages each followed by its back page (duplex), faces with their backs
+    below a fold line (gutter fold), or faces alone (no backs). Each card design is one form."""
     register_fonts()
     sheet_options = grid.sheet
     with_backs = backs is not None and (sheet_options.fold or sheet_options.duplex != "none")
-    buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=tuple(grid.page), invariant=1, pageCompression=1, initialFontName=REGULAR)
-    canvas.setTitle(text.title)
-    canvas.setAuthor("kitgen")
-    canvas.setCreator("kitgen")
-    canvas.setViewerPreference("PrintScaling", "None")
-    if with_backs and not sheet_options.fold:
-        canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if sheet_options.duplex == "short"
-                                   else "DuplexFlipLongEdge")
+    document = Document(text.title, duplex=sheet_options.duplex if with_backs and not sheet_options.fold else None)
     width, height, bleed = grid.card.width, grid.card.height, sheet_options.bleed
-    forms: dict[tuple[str, Hashable], str] = {}
-    resources = _shared_form_resources(canvas)
+    names: dict[tuple[str, Hashable], str] = {}
 
-    def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> None:
-        if (kind, key) not in forms:
-            forms[(kind, key)] = f"{kind}{len(forms)}"
-            canvas.beginForm(forms[(kind, key)], -bleed, -bleed, width + bleed, height + bleed)
-            if design.kind == "back":
-                _draw_back(canvas, design, width, height, style, bleed)
-            else:
-                DRAW[design.kind](canvas, design, width, height, style)
-            end_card_form(canvas, resources)
-        canvas.saveState()
-        if rotated:
-            canvas.translate(rect.right, rect.top)
-            canvas.rotate(180)
-        else:
-            canvas.translate(rect.x, rect.y)
-        canvas.doForm(forms[(kind, key)])
-        canvas.restoreState()
+    def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> Use:
+        if (kind, key) not in names:
+            name = names[(kind, key)] = f"{kind}{len(names)}"
+            document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed),
+                                        tuple(DRAW[design.kind](design, width, height, style, bleed)), design.label,
+                                        design.stem)
+        where = rotate_half_turn(rect.right, rect.top) if rotated else translate(rect.x, rect.y)
+        return Use(names[(kind, key)], where)
 
-    def finish(side: str, sheet: CardSheet, marks: list, outlines: list[Rect], band: Rect) -> None:
+    def page(side: str, sheet: CardSheet, items: list[Item], marks: list, outlines: list[Rect], band: Rect) -> Page:
         if style.cut_lines in ("marks", "both"):
-            canvas.setStrokeGray(0)
-            canvas.setLineWidth(0.25)
-            for mark in marks:
-                canvas.line(mark.x0, mark.y0, mark.x1, mark.y1)
+            items += [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
         if style.cut_lines in ("lines", "both"):
-            _draw_cut_lines(canvas, outlines)
-        _draw_calibration(canvas, band, text.sheet_label(sheet.number, len(sheets), side), text.ruler_note, letter)
-        canvas.showPage()
+            items += [Box(r.x, r.y, r.width, r.height, CUT_LINE) for r in outlines]
+        items += _calibration(band, text.sheet_label(sheet.number, len(sheets), side), text.ruler_note, letter)
+        return Page(grid.page.width, grid.page.height, items)
 
     rotated = backs_rotated(sheet_options)
-    pages = 0
     for sheet in sheets:
-        for rect, item in sheet.faces:
-            place(rect, "face", face_key(item), faces[face_key(item)], False)
+        items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
+                             for rect, item in sheet.faces]
         if with_backs and sheet_options.fold:
-            for rect, item in sheet.backs:
-                place(rect, "back", back_of(item), backs[back_of(item)], True)  # type: ignore[index]
-            _draw_fold_line(canvas, grid, text.fold_label)
-            finish("faces", sheet, crop_marks(grid), [r for r, _ in sheet.faces] + [r for r, _ in sheet.backs],
-                   grid.band)
-            pages += 1
+            items += [place(rect, "back", back_of(item), backs[back_of(item)], True)  # type: ignore[index]
+                      for rect, item in sheet.backs]
+            items += _fold_line(grid, text.fold_label)
+            document.pages.append(page("faces", sheet, items, crop_marks(grid),
+                                       [r for r, _ in sheet.faces] + [r for r, _ in sheet.backs], grid.band))
             continue
-        finish("faces", sheet, crop_marks(grid), [r for r, _ in sheet.faces], grid.band)
-        pages += 1
+        document.pages.append(page("faces", sheet, items, crop_marks(grid), [r for r, _ in sheet.faces], grid.band))
         if with_backs:
-            canvas.translate(*style.back_offset)  # the printer's measured shift, on back pages only
-            for rect, item in sheet.backs:
-                place(rect, "back", back_of(item), backs[back_of(item)], rotated)  # type: ignore[index]
-            finish("backs", sheet, back_marks(grid), [r for r, _ in sheet.backs], back_band(grid))
-            pages += 1
-    canvas.save()
-    return buffer.getvalue(), pages
+            items = [place(rect, "back", back_of(item), backs[back_of(item)], rotated)  # type: ignore[index]
+                     for rect, item in sheet.backs]
+            back_page = page("backs", sheet, items, back_marks(grid), [r for r, _ in sheet.backs], back_band(grid))
+            if style.back_offset != (0.0, 0.0):  # the printer's measured shift, on back pages only
+                back_page.items = [Group(tuple(back_page.items), translate(*style.back_offset))]
+            document.pages.append(back_page)
+    return document

@@ -1,16 +1,17 @@
 """Draw text documents (rules, record sheets, host key, print guide) from template XML with platypus."""
 from __future__ import annotations
 
-import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from kitgen.display import Document
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table,
                                     TableStyle)
+from kitgen.backend.recorder import RecordingCanvas
 from kitgen.units import PaperSize, mm, parse_length
 
 MARGIN = mm(15)
@@ -21,7 +22,7 @@ LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
 
 @dataclass(frozen=True)
 class RenderedDocument:
-    data: bytes
+    document: Document  # the pages as display lists; kitgen.backend.pdf.write_pdf makes the file
     pages: int
     text: list[str]  # every paragraph printed, for leak checks
 
@@ -161,29 +162,28 @@ class _Builder:
             return table
 
         if element.get("minrow") and row_height:
-            return FitRowsTable(make, parse_length(element.get("minrow")) * self.scale)
+            return FitRowsTable(make, parse_length(element.get("minrow")) * self.scale, row_height,
+                                len(rows) - header_rows)
         return make(None)
 
 
 class FitRowsTable(Flowable):
     """A table whose data rows take the height that fits the space left on the page, within limits."""
 
-    def __init__(self, make: Callable[[float | None], Flowable], minimum: float):
+    def __init__(self, make: Callable[[float | None], Flowable], minimum: float, row_height: float, data_rows: int):
         super().__init__()
-        self.make, self.minimum = make, minimum
+        self.make, self.minimum, self.row_height, self.data_rows = make, minimum, row_height, data_rows
         self.full = self.table = make(None)
 
     def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
-        full = self.full
-        _, height = full.wrap(available_width, available_height)
-        rows = list(full._rowHeights)
-        data_rows = range(full.repeatRows, len(rows))
-        if height > available_height and len(data_rows):
-            fixed = height - sum(rows[i] for i in data_rows)
-            row = max(self.minimum, (available_height - fixed - 1) / len(data_rows))
-            self.table = self.make(min(row, rows[data_rows[0]]))
+        """Data rows have the height they were given (a fixed row height), so the rest is the header's."""
+        _, height = self.full.wrap(available_width, available_height)
+        if height > available_height and self.data_rows:
+            fixed = height - self.row_height * self.data_rows
+            row = max(self.minimum, (available_height - fixed - 1) / self.data_rows)
+            self.table = self.make(min(row, self.row_height))
         else:
-            self.table = full
+            self.table = self.full
         return self.table.wrap(available_width, available_height)
 
     def split(self, available_width: float, available_height: float) -> list:
@@ -196,13 +196,13 @@ class FitRowsTable(Flowable):
 
 def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
                     large_print: bool = False) -> RenderedDocument:
-    """A PDF from a `<doc>` element; `footer(page_number)` labels each page."""
+    """The pages of a `<doc>` element, laid out by platypus and recorded as display lists;
+    `footer(page_number)` labels each page."""
     if root.tag != "doc":
         raise BuildError(f"{title}: a document template must produce <doc>, got <{root.tag}>")
-    buffer = io.BytesIO()
-    document = SimpleDocTemplate(buffer, pagesize=tuple(paper), leftMargin=MARGIN, rightMargin=MARGIN,
+    document = SimpleDocTemplate(None, pagesize=tuple(paper), leftMargin=MARGIN, rightMargin=MARGIN,
                                  topMargin=MARGIN, bottomMargin=MARGIN + mm(4), title=title,
-                                 author="kitgen", creator="kitgen", invariant=1, initialFontName=REGULAR)
+                                 author="kitgen", creator="kitgen", initialFontName=REGULAR)
     builder = _Builder(document.width, document.height, title, large_print)
     story = builder.flowables(root)
 
@@ -213,5 +213,6 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
         canvas.drawCentredString(paper.width / 2, MARGIN - mm(2), footer(doc.page))
         canvas.restoreState()
 
-    document.build(story, onFirstPage=decorate, onLaterPages=decorate)
-    return RenderedDocument(buffer.getvalue(), document.page, builder.text)
+    document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=RecordingCanvas)
+    pages = document.canv.pages
+    return RenderedDocument(Document(title, pages), len(pages), builder.text)

@@ -1,11 +1,11 @@
 """Fit a piece of paragraph markup into a box by shrinking it, never below a legible minimum."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 import re
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from weakref import WeakKeyDictionary
 
+from kitgen.display import Item, Text
 from kitgen.plan import Rect
 from kitgen.render.fonts import BOLD, REGULAR, register_fonts
 from kitgen.render.markup import unescape
@@ -123,36 +123,15 @@ def fitted_plain(text: str, slot: Slot) -> Lines:
     raise DoesNotFit(text)
 
 
-_SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
-
-
-def text_operators(canvas, font_name: str, size: float, x: float, y: float, text: str) -> str:
-    """PDF operators that show `text` with its left end of baseline at (x, y) points.
-
-    The same operators ReportLab's text object writes (the font's subsets name the glyphs), built in one
-    string: card sheets print tens of thousands of short lines and this is most of their drawing time.
-    A text's glyph codes belong to its document, so they are remembered per canvas.
-    """
-    shows = _SHOWN.setdefault(canvas, {})
-    key = (font_name, size, text)
-    if key not in shows:
-        from reportlab.pdfbase.pdfmetrics import getFont
-
-        font, doc = getFont(font_name), canvas._doc
-        shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {size:.6g} Tf ({canvas._escape(data)}) Tj"
-                              for subset, data in font.splitString(text, doc))
-    return f"BT 1 0 0 1 {x:.6g} {y:.6g} Tm {shows[key]} ET"
-
-
-def _draw_plain(canvas, text: str, slot: Slot, valign: str) -> float:
+def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "") -> tuple[list[Text], float]:
+    """Plain `text` fitted into `slot` as one Text item per line, and the size it was set at."""
     fit = fitted_plain(text, slot)
     leading = fit.size * slot.leading
     block = fit.height(slot.leading)
     top = slot.box.top if valign == "top" else slot.box.y + (slot.box.height + block) / 2
     baseline = top - ASCENT * fit.size - (1 - ASCENT - DESCENT) * fit.size / 2
     font = BOLD if slot.bold else REGULAR
-    r, g, b = slot.color
-    operators = [f"q {r:.6g} {g:.6g} {b:.6g} rg"]  # q … Q: the colour does not leak into the canvas's state
+    items = []
     for line, width in zip(fit.lines, fit.widths):
         if slot.align == "center":
             x = slot.box.x + (slot.box.width - width) / 2
@@ -160,38 +139,39 @@ def _draw_plain(canvas, text: str, slot: Slot, valign: str) -> float:
             x = slot.box.right - width
         else:
             x = slot.box.x
-        operators.append(text_operators(canvas, font, fit.size, x, baseline, line))
+        items.append(Text(x, baseline, line, font, fit.size, slot.color, origin))
         baseline -= leading
-    operators.append("Q")
-    canvas.addLiteral("\n".join(operators))
-    return fit.size
+    return items, fit.size
 
 
-def draw_fitted(canvas, markup: str, slot: Slot, *, valign: str = "middle") -> float:
-    """Draw `markup` in `slot`, vertically centred (or at the top); returns the font size used.
+def fitted_items(markup: str, slot: Slot, *, valign: str = "middle", origin: str = "") -> tuple[list[Item], float]:
+    """`markup` fitted into `slot`, vertically centred (or at the top): its items and the font size used.
 
-    Plain text (the usual case) is measured and drawn directly; markup with tags goes through a Paragraph.
+    Plain text (the usual case) is measured and set directly; markup with tags is laid out as a Paragraph.
     """
     if not markup:
-        return 0.0
+        return [], 0.0
     if "<" not in markup:
-        return _draw_plain(canvas, unescape(markup), slot, valign)
+        return plain_items(unescape(markup), slot, valign, origin)  # type: ignore[return-value]
+    from kitgen.backend.recorder import record_paragraph
+
     paragraph = fitted(markup, slot)
     _, height = paragraph.wrap(slot.box.width, slot.box.height)
     y = slot.box.top - height if valign == "top" else slot.box.y + (slot.box.height - height) / 2
-    paragraph.drawOn(canvas, slot.box.x, y)
-    return paragraph.style.fontSize
+    items = record_paragraph(paragraph, slot.box.x, y)
+    if origin:
+        items = [replace(item, origin=origin) if isinstance(item, Text) else item for item in items]
+    return items, paragraph.style.fontSize
 
 
-def draw_label(canvas, text: str, slot: Slot) -> None:
-    """Draw kitgen's own label text (plain); when even the smallest size is too wide, cut it short with '…'."""
+def label_items(text: str, slot: Slot) -> list[Text]:
+    """kitgen's own label text (plain); when even the smallest size is too wide, cut short with '…'."""
     words = text
     while True:
         try:
-            _draw_plain(canvas, words, slot, "middle")
-            return
+            return plain_items(words, slot, "middle")[0]
         except DoesNotFit:
             if len(words) <= 1:
-                return
+                return []
             words = words[: max(1, int(len(words) * 0.9))].rstrip() + "…" if not words.endswith("…") \
                 else words[: max(1, len(words) - 2)].rstrip() + "…"

@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 import gettext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import jinja2
 
-from kitgen.checks import card_texts, data_value, evaluate_hand, score_set, table_cards
+from kitgen.checks import CheckedKit
 from kitgen.load.model import Activity
-from kitgen.load.yaml_source import SourceMap
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, SheetText, render_card_sheets
 from kitgen.render.style import Style
 from kitgen.render.documents import render_document
 from kitgen.render.markup import render_template
+from kitgen.results import OutputFile, Role
 from kitgen.units import PAPER_SIZES, to_mm
 
 
@@ -31,40 +32,26 @@ def root_templates(activity: Activity) -> set[str]:
     return roots
 
 
-@dataclass(frozen=True)
-class RenderedFile:
-    name: str
-    role: str  # cards, optional-cards, slips, mat, sheets, host-key, print-guide
-    data: bytes
-    pages: int
-    for_players: bool
-    text: list[str] = field(default_factory=list)
-    sheets: int = 0  # sheets of paper; 0 means one per page
-
-    def __post_init__(self) -> None:
-        if not self.sheets:
-            object.__setattr__(self, "sheets", self.pages)
-
-
 @dataclass
 class KitRenderer:
     """Renders one kit; `stem` prefixes every file name (the activity id, plus the language of an edition)."""
 
-    activity: Activity
+    checked: CheckedKit
     plan: KitPlan
     env: jinja2.Environment
     stem: str
     catalog: gettext.NullTranslations
-    source: SourceMap | None = None
     style: Style = Style()
+
+    @property
+    def activity(self) -> Activity:
+        return self.checked.activity
 
     def where(self, loc: tuple, what: str) -> str:
         """`file:line:column: decks[0].cards[1] (what)` for error messages about rendered content."""
         from kitgen.load.problems import dotted
 
-        if self.source is None:
-            return f"{dotted(loc)} ({what})"
-        file, line, column = self.source.position(loc)
+        file, line, column = self.checked.loaded.source.position(loc)
         return f"{file}:{line}:{column}: {dotted(loc)} ({what})"
 
     @property
@@ -114,7 +101,7 @@ class KitRenderer:
         player = self.gettext("Player %(n)d") % {"n": seat.player} if seat.player else ""
         return " · ".join(part for part in (player, self.kit_label(seat.kit)) if part)
 
-    def deck_file(self, deck_file: DeckFile) -> RenderedFile:
+    def deck_file(self, deck_file: DeckFile) -> OutputFile:
         _ = self.gettext
         activity = self.activity
         faces, backs = {}, {}
@@ -122,45 +109,44 @@ class KitRenderer:
             if deck.id not in deck_file.deck_ids:
                 continue
             back_where = self.where(("decks", d, "back"), f"back of deck {deck.id!r}")
-            cards = [(k, card, card_texts(card), self.where(("decks", d, "cards", k), f"card {card.id!r}"))
+            cards = [(k, card, self.checked.texts[(d, k)], self.where(("decks", d, "cards", k), f"card {card.id!r}"))
                      for k, card in enumerate(deck.cards)]
             for kit in self.plan.kit_numbers:
                 label = self.kit_label(kit)
+                prefix = f"kit{kit}-{deck.id}" if kit else deck.id
                 backs[(d, kit)] = Design(back_where, render_template(
                     self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity, kit=label),
-                    "back", deck.back.pattern)
+                    "back", deck.back.pattern, f"{prefix}-back")
                 for k, card, texts, where in cards:
                     faces[(d, k, kit)] = Design(where, render_template(
                         self.env, "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label),
-                        "face")
+                        "face", stem=f"{prefix}-{card.id}")
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
             several = sum(d.optional for d in activity.decks) > 1
-            name, role, what = self.file_name("optional-deck", several, deck.id), "optional-cards", deck.name
+            name, role, what = self.file_name("optional-deck", several, deck.id), Role.OPTIONAL_CARDS, deck.name
         else:
-            name, role, what = self.file_name("cards"), "cards", _("cards")
-        data, pages = render_card_sheets(
+            name, role, what = self.file_name("cards"), Role.CARDS, _("cards")
+        document = render_card_sheets(
             deck_file.sheets, self.plan.grid, faces, backs,
             back_of=lambda ref: (ref.deck, ref.kit), face_key=lambda ref: (ref.deck, ref.kind, ref.kit),
             text=self.sheet_text(f"{activity.title} · {what}", what), letter=self.letter, style=self.style)
-        printed = [text for design in [*faces.values(), *backs.values()] for text in design.texts()]
-        return RenderedFile(name, role, data, pages, True, printed, sheets=len(deck_file.sheets))
+        return OutputFile(Path(name), role, len(document.pages), len(deck_file.sheets), document)
 
-    def slip_file(self, plan: SlipPlan) -> RenderedFile:
+    def slip_file(self, plan: SlipPlan) -> OutputFile:
         _ = self.gettext
         slip = plan.slip
         xml = render_template(self.env, "slip.xml.j2", slip=slip, activity=self.activity)
         index = self.activity.slips.index(slip)
-        design = Design(self.where(("slips", index), f"slip {slip.id!r}"), xml, "slip")
-        data, pages = render_card_sheets(
+        design = Design(self.where(("slips", index), f"slip {slip.id!r}"), xml, "slip", stem=f"slip-{slip.id}")
+        document = render_card_sheets(
             plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
             text=self.sheet_text(f"{self.activity.title} · {slip.title}", _("slips")), letter=self.letter,
             style=self.style)
         name = self.file_name("slips", len(self.activity.slips) > 1, slip.id)
-        return RenderedFile(name, "slips", data, pages, True,
-                            [slip.title, *slip.outside, *slip.lines])
+        return OutputFile(Path(name), Role.SLIPS, len(document.pages), document=document)
 
-    def board_files(self) -> list[RenderedFile]:
+    def board_files(self) -> list[OutputFile]:
         _ = self.gettext
         files = []
         for plan in self.plan.boards:
@@ -175,13 +161,12 @@ class KitRenderer:
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
                     self.where(("boards", self.activity.boards.index(board)), f"mat {board.id!r}")))
-            data, pages = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
+            document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
-            files.append(RenderedFile(name, "mat", data, pages, True,
-                                      [board.title] + ([board.note] if board.note else [])))
+            files.append(OutputFile(Path(name), Role.MAT, len(document.pages), document=document))
         return files
 
-    def document(self, template: str, role: str, label: str, for_players: bool, **context) -> RenderedFile:
+    def document(self, template: str, role: Role, label: str, **context) -> OutputFile:
         _ = self.gettext
         activity = self.activity
         seats = [{"label": self.seat_label(seat), "kit": seat.kit, "player": seat.player} for seat in self.plan.seats]
@@ -189,12 +174,12 @@ class KitRenderer:
         root = render_template(self.env, template, activity=activity, seats=seats, kits=kits, **context)
         adult_only = _("for the adult only")
         page_word = _("page")
-        suffix = f" · {adult_only}" if role == "host-key" else ""
+        suffix = f" · {adult_only}" if role is Role.HOST_KEY else ""
         rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
                                    title=f"{activity.title} · {label}",
                                    footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}")
-        name = self.file_name(role)
-        return RenderedFile(name, role, rendered.data, rendered.pages, for_players, rendered.text)
+        return OutputFile(Path(self.file_name(role.value)), role, len(rendered.document.pages),
+                          document=rendered.document)
 
     def printing(self) -> dict:
         """The printing choices, as the print guide states them."""
@@ -203,10 +188,10 @@ class KitRenderer:
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 
-    def totals(self, files: list[RenderedFile]) -> dict:
+    def totals(self, files: list[OutputFile]) -> dict:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
-        card_stock = sum(f.sheets for f in files if f.role in ("cards", "optional-cards"))
-        plain = sum(f.sheets for f in files if f.role not in ("cards", "optional-cards"))
+        card_stock = sum(f.sheets for f in files if f.role.card_stock)
+        plain = sum(f.sheets for f in files if not f.role.card_stock)
         grid = self.plan.grid
         pieces = sum(d.cards for d in self.plan.decks) + sum(
             len(sheet.faces) for slip in self.plan.slips for sheet in slip.sheets)
@@ -216,43 +201,27 @@ class KitRenderer:
                 "cutting_minutes": max(1, round(cuts * 10 / 60))}  # about 10 s a straight cut with a ruler
 
     def host_key_context(self) -> dict:
-        activity = self.activity
-        key = activity.host_key
-        sets = []
-        for example in key.sets:
-            cards = [activity.card(c) for c in example.cards]
-            result, _why = score_set(activity, cards)  # type: ignore[arg-type]
-            sets.append((example, result))
-        tables = []
-        for table in key.card_tables:
-            rows = []
-            for card in table_cards(activity, table):
-                values = [data_value(card, f.field) for f in table.fields]
-                values = ["" if v is None else v for v in values]
-                total = sum(v for v in values if isinstance(v, (int, float)))
-                rows.append((card, values, total))
-            tables.append((table, rows))
-        from kitgen.replay import replays
+        checked = self.checked
+        return {"key": self.activity.host_key, "examples": checked.hands, "sets": checked.sets,
+                "tables": [(table, [(row.card, row.values, row.total) for row in rows]) for table, rows in checked.tables],
+                "replays": checked.replays}
 
-        return {"key": key, "examples": [evaluate_hand(activity, e)[0] for e in key.examples],
-                "sets": sets, "tables": tables, "replays": replays(activity)}
-
-    def render(self) -> list[RenderedFile]:
+    def render(self) -> list[OutputFile]:
         _ = self.gettext
         files = [self.deck_file(deck_file) for deck_file in self.plan.decks]
         files += [self.slip_file(slip) for slip in self.plan.slips]
         files += self.board_files()
-        files.append(self.document("player-sheets.xml.j2", "sheets", _("Player sheets"), True))
-        files.append(self.document("host-key.xml.j2", "host-key", _("Host key"), False, **self.host_key_context()))
+        files.append(self.document("player-sheets.xml.j2", Role.SHEETS, _("Player sheets")))
+        files.append(self.document("host-key.xml.j2", Role.HOST_KEY, _("Host key"), **self.host_key_context()))
         files.append(self.print_guide(files))
         return files
 
-    def print_guide(self, files: list[RenderedFile]) -> RenderedFile:
+    def print_guide(self, files: list[OutputFile]) -> OutputFile:
         """Which file on which paper; its totals count every other file's sheets ("and this guide")."""
         grid = self.plan.grid
         main = next((d for d in self.plan.decks if not d.optional), None)
         return self.document(
-            "print-guide.xml.j2", "print-guide", self.gettext("Print guide"), True, files=files,
+            "print-guide.xml.j2", Role.PRINT_GUIDE, self.gettext("Print guide"), files=files,
             paper="letter" if self.letter else "a4", per_sheet=grid.per_sheet,
             card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),

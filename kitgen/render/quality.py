@@ -36,3 +36,19 @@ def grey_level(rgb: tuple[float, float, float]) -> float:
 
 def contrast_on_white(rgb: tuple[float, float, float]) -> float:
     return 1.05 / (grey_level(rgb) + 0.05)
+
+
+def unprintable_problems(files) -> list[str]:
+    """Every character that no bundled font can draw, in any text of any file, with where it comes from."""
+    from kitgen.render.fonts import missing_glyphs
+
+    found: dict[tuple[str, str], str] = {}
+    for file in files:
+        if file.document is None:
+            continue
+        for text in file.document.distinct_texts():
+            for char in missing_glyphs(text.text):
+                where = text.origin or file.name
+                found.setdefault((where, char), f"{where}: the bundled font cannot draw {char!r} (U+{ord(char):04X}) "
+                                                f"in {text.text[:60]!r}")
+    return list(found.values())

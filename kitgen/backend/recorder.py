@@ -1,5 +1,8 @@
 """A ReportLab canvas that records display-list items (`kitgen.display`) instead of writing PDF.
 
+Render lays out its text documents with ReportLab's platypus and captures what it draws here; the module
+sits with the backends because, like the PDF writer, it depends on ReportLab's internals.
+
 Platypus (paragraphs, tables, page templates) lays out and draws onto `RecordingCanvas` exactly as it would
 onto a PDF canvas; every drawing call becomes a `Text`, `Line`, `Box` or `Circle`, and `showPage()` closes a
 `Page`. The graphics state (transformation, colours, line width, cap, join, dash, opacity) is tracked here.
@@ -20,11 +23,10 @@ from __future__ import annotations
 
 import inspect
 import io
-import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from reportlab.lib.colors import CMYKColor, toColor
 from reportlab.lib.colors import Color as ReportLabColor
@@ -36,7 +38,6 @@ from kitgen.display import BLACK, IDENTITY, Box, Circle, Color, Group, Item, Lin
 from kitgen.render.fonts import BOLD, REGULAR, register_fonts
 
 FONTS = frozenset({REGULAR, BOLD})  # what a backend can draw a `Text` with
-_STROKE_CAPS = "cap" in {f.name for f in fields(Stroke)}  # a Stroke that says how its ends are drawn
 _EPSILON = 1e-9
 _WORDS = re.compile(r"[^ ]* *")  # a word and the spaces after it; PDF's word spacing widens each space
 
@@ -495,8 +496,7 @@ class RecordingCanvas(Canvas):
 
     def line(self, x1, y1, x2, y2):
         stroke = self._stroke()
-        x1, y1, x2, y2 = self._capped(float(x1), float(y1), float(x2), float(y2), stroke)
-        self._emit(Line(x1, y1, x2, y2, stroke))
+        self._emit(Line(float(x1), float(y1), float(x2), float(y2), stroke))
 
     def lines(self, linelist):
         for x1, y1, x2, y2 in linelist:
@@ -526,28 +526,12 @@ class RecordingCanvas(Canvas):
         array, phase = self.dash
         if phase:
             raise UnrecordedDrawing(f"a dash with phase {phase}: a display-list Stroke has none")
-        if _STROKE_CAPS:
-            return Stroke(self.line_width, _color(self.stroke), array, cap=self.line_cap)  # type: ignore[call-arg]
-        return Stroke(self.line_width, _color(self.stroke), array)
+        return Stroke(self.line_width, _color(self.stroke), array, cap=self.line_cap)
 
     def _fill(self) -> Color:
         if self.fill_alpha != 1:
             raise UnrecordedDrawing(f"a fill with opacity {self.fill_alpha}: only a Box's fill may be transparent")
         return _color(self.fill)
-
-    def _capped(self, x1: float, y1: float, x2: float, y2: float, stroke: Stroke) -> tuple[float, ...]:
-        """A display-list line has butt ends (unless its Stroke has a `cap`): a projecting cap (2) is the
-        line longer by half its width at each end, exactly; a round cap (1, what platypus tables draw) is
-        drawn the same way, which differs from it only in the corners of that last half width."""
-        if not self.line_cap or _STROKE_CAPS:
-            return x1, y1, x2, y2
-        if stroke.dash:
-            raise UnrecordedDrawing("a dashed line with round or projecting caps")
-        length = math.hypot(x2 - x1, y2 - y1)
-        if length <= _EPSILON:
-            return x1, y1, x2, y2
-        ux, uy = (x2 - x1) / length * stroke.width / 2, (y2 - y1) / length * stroke.width / 2
-        return x1 - ux, y1 - uy, x2 + ux, y2 + uy
 
     def _box(self, x, y, width, height, stroke, fill, radius: float) -> None:
         if not (stroke or fill):

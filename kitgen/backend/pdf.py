@@ -1,0 +1,314 @@
+"""The PDF backend: display lists (`kitgen.display`) → PDF bytes, with ReportLab.
+
+This is the only module that relies on ReportLab internals (names starting with `_`), for two fast
+paths a card sheet file needs: text written as PDF operators directly (tens of thousands of short
+lines), and card forms that share one resource dictionary (thousands of forms). `require_tested_reportlab`
+checks, before anything is drawn, that the installed ReportLab is inside the range these were tested
+with and still has what they use; anything else is an error, never a broken file.
+"""
+from __future__ import annotations
+
+import io
+import zlib
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Iterator
+from weakref import WeakKeyDictionary
+
+from kitgen.display import (IDENTITY, Box, Circle, Color, Document, Form, Group, Image, Item, Line, Page, Stroke,
+                            Text, Use, walk)
+from kitgen.errors import BuildError
+
+TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
+CANVAS_INTERNALS = ("_code", "_formData", "_preamble", "_restartAccumulators", "_doc", "_escape", "_pageCompression",
+                    "pop_state_stack", "_setXObjects", "_extgstate")
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, minor = (text.split(".") + ["0"])[:2]
+    return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+
+
+@lru_cache(maxsize=None)
+def require_tested_reportlab(version: str | None = None) -> None:
+    """Refuse a ReportLab outside the tested range, or one that lacks an internal the fast paths use."""
+    import reportlab
+    from reportlab.pdfbase import pdfdoc
+    from reportlab.pdfgen.canvas import Canvas
+
+    version = version or reportlab.Version
+    low, high = TESTED_REPORTLAB
+    if not low <= _version(version) < high:
+        raise BuildError(f"ReportLab {version} is installed; kitgen's PDF backend is tested with "
+                         f"{low[0]}.{low[1]} up to (not including) {high[0]}.{high[1]}: "
+                         f"pip install 'reportlab>={low[0]}.{low[1]},<{high[0]}.{high[1]}'")
+    scratch = Canvas(io.BytesIO())
+    missing = [name for name in CANVAS_INTERNALS if not hasattr(scratch, name)]
+    missing += [f"pdfdoc.{name}" for name in ("PDFFormXObject", "PDFResourceDictionary") if not hasattr(pdfdoc, name)]
+    if missing:
+        raise BuildError(f"ReportLab {version} lacks what kitgen's PDF backend relies on ({', '.join(missing)})")
+
+
+@contextmanager
+def binary_streams() -> Iterator[None]:
+    """Compressed streams as binary while one file is written (ReportLab's default wraps them in ASCII85,
+    a quarter larger for no gain in a printed file); the process-wide setting is restored afterwards."""
+    from reportlab import rl_config
+
+    before, rl_config.useA85 = rl_config.useA85, 0
+    try:
+        yield
+    finally:
+        rl_config.useA85 = before
+
+
+def write_pdf(document: Document) -> bytes:
+    """The PDF of `document`: every page, every form it uses, fonts embedded as subsets."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from kitgen.render.fonts import REGULAR, register_fonts
+
+    require_tested_reportlab()
+    register_fonts()
+    with binary_streams():
+        buffer = io.BytesIO()
+        first = document.pages[0] if document.pages else Page(595.2756, 841.8898)
+        canvas = Canvas(buffer, pagesize=(first.width, first.height), invariant=1, pageCompression=1,
+                        initialFontName=REGULAR)
+        canvas.setTitle(document.title)
+        canvas.setAuthor(document.author)
+        canvas.setCreator("kitgen")
+        canvas.setViewerPreference("PrintScaling", "None")
+        if document.duplex:
+            canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if document.duplex == "short"
+                                       else "DuplexFlipLongEdge")
+        painter = _Painter(canvas, document.forms)
+        for page in document.pages:
+            canvas.setPageSize((page.width, page.height))
+            for name, box in page.boxes.items():
+                canvas.setCropBox(box, name=name)
+            painter.state = {}  # every page starts from PDF's default graphics state
+            painter.draw(page.items)
+            canvas.showPage()
+        canvas.save()
+    return buffer.getvalue()
+
+
+def _color(color: Color, stroke: bool) -> str:
+    from reportlab.lib.rl_accel import fp_str
+
+    if len(color) == 1:
+        return f"{fp_str(color[0])} {'G' if stroke else 'g'}"
+    return f"{fp_str(*color)} {'RG' if stroke else 'rg'}"
+
+
+@lru_cache(maxsize=4096)
+def _path(kind: str, *args: float) -> str:
+    """A rectangle, rounded rectangle or circle as PDF path operators (ReportLab's own curves)."""
+    from reportlab.pdfgen.pathobject import PDFPathObject
+
+    path = PDFPathObject()
+    getattr(path, kind)(*args)
+    return path.getCode()
+
+
+_SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
+
+
+class _Painter:
+    """Draws items on a ReportLab canvas, writing a colour, width or dash only when it changes."""
+
+    def __init__(self, canvas, forms: dict[str, Form]):
+        self.canvas = canvas
+        self.forms = forms
+        self.defined: set[str] = set()
+        self.state: dict[str, object] = {}
+        self.shared_resources = None
+
+    # ---------------------------------------------------------------- state
+    def set(self, key: str, value: object, operator: str) -> None:
+        if self.state.get(key) != value:
+            self.state[key] = value
+            self.canvas.addLiteral(operator)
+
+    def stroke(self, stroke: Stroke) -> None:
+        from reportlab.lib.rl_accel import fp_str
+
+        self.set("stroke", stroke.color, _color(stroke.color, True))
+        self.set("width", stroke.width, f"{fp_str(stroke.width)} w")
+        self.set("dash", stroke.dash, f"[{fp_str(*stroke.dash) if stroke.dash else ''}] 0 d")
+        self.set("cap", stroke.cap, f"{stroke.cap} J")
+
+    def fill(self, color: Color) -> None:
+        self.set("fill", color, _color(color, False))
+
+    @contextmanager
+    def saved(self) -> Iterator[None]:
+        state = dict(self.state)
+        self.canvas.addLiteral("q")
+        try:
+            yield
+        finally:
+            self.canvas.addLiteral("Q")
+            self.state = state
+
+    # ---------------------------------------------------------------- items
+    def draw(self, items) -> None:
+        for item in items:
+            DRAW[type(item)](self, item)
+
+    def text(self, item: Text) -> None:
+        from reportlab.lib.rl_accel import fp_str
+
+        # each run in its own q … Q, as ReportLab's text objects were: text extractors (pypdf) take the end of a
+        # saved state as the end of a text, and keep runs that sit far apart from running together
+        self.canvas.addLiteral(f"q {_color(item.color, False)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
+                               f"{self.shown(item.font, item.size, item.text)} ET Q")
+
+    def shown(self, font_name: str, size: float, text: str) -> str:
+        """Show-text operators for `text` (the font's subsets name the glyphs; remembered per file)."""
+        shows = _SHOWN.setdefault(self.canvas, {})
+        key = (font_name, size, text)
+        if key not in shows:
+            from reportlab.lib.rl_accel import fp_str
+            from reportlab.pdfbase.pdfmetrics import getFont
+
+            font, doc = getFont(font_name), self.canvas._doc
+            shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf "
+                                  f"({self.canvas._escape(data)}) Tj" for subset, data in font.splitString(text, doc))
+        return shows[key]
+
+    def line(self, item: Line) -> None:
+        from reportlab.lib.rl_accel import fp_str
+
+        self.stroke(item.stroke)
+        self.canvas.addLiteral(f"{fp_str(item.x0, item.y0)} m {fp_str(item.x1, item.y1)} l S")
+
+    def paint(self, code: str, stroke: Stroke | None, fill: Color | None, alpha: float = 1.0) -> None:
+        if stroke is None and fill is None:
+            return
+        if stroke is not None:
+            self.stroke(stroke)
+        if fill is not None:
+            self.fill(fill)
+        operator = "B" if stroke is not None and fill is not None else ("S" if stroke is not None else "f")
+        if alpha < 1.0:
+            with self.saved():
+                self.canvas.setFillAlpha(alpha)
+                self.canvas.addLiteral(f"{code} {operator}")
+        else:
+            self.canvas.addLiteral(f"{code} {operator}")
+
+    def box(self, item: Box) -> None:
+        if item.radius:
+            code = _path("roundRect", item.x, item.y, item.width, item.height, item.radius)
+        else:
+            code = _path("rect", item.x, item.y, item.width, item.height)
+        self.paint(code, item.stroke, item.fill, item.alpha)
+
+    def circle(self, item: Circle) -> None:
+        self.paint(_path("circle", item.x, item.y, item.radius), item.stroke, item.fill)
+
+    def image(self, item: Image) -> None:
+        from reportlab.lib.utils import ImageReader
+
+        try:
+            picture = ImageReader(io.BytesIO(item.data))
+            self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
+        except Exception as error:  # a picture ReportLab cannot read
+            raise BuildError(f"{item.name or 'image'}: cannot be drawn ({error})") from None
+
+    def group(self, item: Group) -> None:
+        from reportlab.lib.rl_accel import fp_str
+
+        with self.saved():
+            if item.clip is not None:
+                clip = item.clip
+                self.canvas.addLiteral(f"{fp_str(clip.x, clip.y, clip.width, clip.height)} re W n")
+            if item.transform != IDENTITY:
+                self.canvas.addLiteral(f"{fp_str(*item.transform)} cm")
+            self.draw(item.items)
+
+    def use(self, item: Use) -> None:
+        from reportlab.lib.rl_accel import fp_str
+
+        if item.form not in self.defined:
+            self.define(self.forms[item.form])
+        with self.saved():
+            if item.transform != IDENTITY:
+                self.canvas.addLiteral(f"{fp_str(*item.transform)} cm")
+            self.canvas.doForm(item.form)
+
+    # ---------------------------------------------------------------- forms
+    def define(self, form: Form) -> None:
+        """Draw a form once. A form of text and lines shares the document's font resources (a sheet file holds
+        thousands); one with pictures, transparency or other forms gets resources of its own that name them."""
+        self.defined.add(form.name)
+        state, self.state = self.state, {}
+        self.canvas.beginForm(form.name, *form.bbox)
+        self.draw(form.items)
+        own = any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
+                  for item in walk(form.items))
+        self.end_form(own)
+        self.state = state
+
+    def end_form(self, own_resources: bool) -> None:
+        """What `canvas.endForm` does, with complete resources: ReportLab's own forms leave out the graphics
+        states (transparency) their content uses."""
+        from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+
+        canvas = self.canvas
+        name, lowerx, lowery, upperx, uppery = canvas._formData
+        form = _card_form_class()(lowerx=lowerx, lowery=lowery, upperx=upperx, uppery=uppery)
+        form.compression = canvas._pageCompression
+        form.setStreamList([canvas._preamble] + canvas._code)
+        if own_resources:
+            resources = PDFResourceDictionary()
+            resources.basicFonts()
+            resources.allProcs()
+            canvas._setXObjects(form)
+            if form.XObjects:
+                resources.XObject = form.XObjects
+            states = canvas._extgstate.getState()
+            if states:
+                resources.ExtGState = states
+            form.Resources = resources
+        else:
+            if self.shared_resources is None:
+                resources = PDFResourceDictionary()
+                resources.basicFonts()
+                self.shared_resources = canvas._doc.Reference(resources)
+            form.Resources = self.shared_resources
+        canvas._doc.addForm(name, form)
+        canvas._restartAccumulators()
+        canvas.pop_state_stack()
+
+
+DRAW = {Text: _Painter.text, Line: _Painter.line, Box: _Painter.box, Circle: _Painter.circle, Image: _Painter.image,
+        Group: _Painter.group, Use: _Painter.use}
+
+
+@lru_cache(maxsize=None)
+def _card_form_class():
+    """A form XObject whose dictionary is written from one template: a sheet file of 2,000 distinct cards
+    holds 2,000 forms, and ReportLab formats each through a dozen generic objects (same bytes, faster)."""
+    from reportlab import rl_config
+    from reportlab.lib.rl_accel import fp_str
+    from reportlab.pdfbase.pdfdoc import PDFFormXObject, format as pdf_format
+
+    class CardForm(PDFFormXObject):
+        def format(self, document) -> bytes:
+            if self.Resources is None or not self.stream or self.Annots or rl_config.useA85 or not self.compression:
+                return super().format(document)
+            content = document.encrypt.encode(zlib.compress(self.stream))
+            return b"".join((
+                b"<<\n/BBox [ ", fp_str(self.lowerx, self.lowery, self.upperx, self.uppery).encode("ascii"),
+                b" ] /Filter [ /FlateDecode ] /FormType 1 /Length ", str(len(content)).encode("ascii"),
+                b" /Matrix [ 1 0 0 1 0 0 ] /Resources ", pdf_format(self.Resources, document),
+                b" \n  /Subtype /Form /Type /XObject\n>>\nstream\n", content, b"endstream\n",
+            ))
+
+    return CardForm
+
+
+__all__ = ["write_pdf", "require_tested_reportlab", "TESTED_REPORTLAB", "Item"]
