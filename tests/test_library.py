@@ -579,6 +579,31 @@ def close(a: float, b: float, tol: float = TOL_PT) -> bool:
 
 
 @pytest.mark.parametrize("key", ["trash-ro", "trash-en"])
+def test_the_mat_title_and_note_print_whole_on_one_part_clear_of_the_glue_strip(library_kits, key):
+    """A sentence cut by the seam would be glued over: the title and the note print on the first part, left of
+    the strip it shares with the second, and not at all on the second."""
+    board = model_of(key).activity.boards[0]
+    path = one_file(library_kits[key], "mat")
+    parts = mat_parts(path)
+    with pdfplumber.open(path) as pdf:
+        def inside(index: int) -> str:
+            page, clip = pdf.pages[index], parts[index].clip
+            height = float(page.height)
+            chars = [c for c in page.chars if clip.x0 <= c["x0"] and c["x1"] <= clip.x1
+                     and clip.y0 <= height - c["bottom"] and height - c["top"] <= clip.y1]
+            return chars
+
+        first, second = inside(0), inside(1)
+        strip = parts[0].clip.x1 - OVERLAP
+        words = normalise("".join(c["text"] for c in first if c["size"] < 30))
+        for sentence in (board.title, board.note):
+            assert normalise(sentence).replace(" ", "") in words.replace(" ", ""), sentence
+            title_chars = [c for c in first if c["size"] < 30 and c["text"].strip()]
+            assert all(c["x1"] <= strip for c in title_chars), max(c["x1"] for c in title_chars) - strip
+        assert not [c for c in second if c["size"] < 30 and c["text"].strip()], "text of the title or note on part 2"
+
+
+@pytest.mark.parametrize("key", ["trash-ro", "trash-en"])
 def test_mat_parts_overlap_and_their_marks_coincide(library_kits, key):
     activity = model_of(key).activity
     players = activity.players.max

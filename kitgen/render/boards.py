@@ -15,6 +15,7 @@ from kitgen.render.markup import inline_markup
 from kitgen.units import PaperSize, mm
 
 MARK_RADIUS = mm(2.5)
+SEAM_CLEARANCE = mm(3)  # between a sentence and the glue strip it must not cross
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ def _board_parts(board: BoardPrint) -> list[Item]:
                              radius=mm(4))]
     title = board.xml.find("title")
     if title is not None:
-        items += fitted_items(inline_markup(title), Slot(layout.title_box, 18, bold=True), origin=board.where)[0]
+        items += fitted_items(inline_markup(title), Slot(clear_of_seams(layout.title_box, board.tiles), 18, bold=True),
+                              origin=board.where)[0]
     labels = board.xml.findall("position")
     place = Stroke(0.8, (0.25,), (4, 3))
     for index, rect in enumerate(layout.positions):
@@ -54,13 +56,21 @@ def _board_parts(board: BoardPrint) -> list[Item]:
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
     if note is not None:
-        items += fitted_items(inline_markup(note), Slot(Rect(mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5)),
-                                                        9, min_size=6), origin=board.where)[0]
+        band = clear_of_seams(Rect(mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5)), board.tiles)
+        items += fitted_items(inline_markup(note), Slot(band, 9, min_size=6), origin=board.where)[0]
     pen = Stroke(0.4, BLACK)
     for x, y in alignment_marks(layout.size, board.tiles):
         items += [Circle(x, y, MARK_RADIUS, pen), Line(x - 2 * MARK_RADIUS, y, x + 2 * MARK_RADIUS, y, pen),
                   Line(x, y - 2 * MARK_RADIUS, x, y + 2 * MARK_RADIUS, pen)]
     return items
+
+
+def clear_of_seams(box: Rect, tiles: list[Tile]) -> Rect:
+    """The part of `box` left of the first glue strip it would cross: a sentence is never cut by a seam."""
+    for seam in sorted({t.window.x for t in tiles if t.column > 0}):  # a strip starts where a later part does
+        if box.x < seam < box.right:
+            return Rect(box.x, box.y, seam - SEAM_CLEARANCE - box.x, box.height)
+    return box
 
 
 def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str) -> Document:
