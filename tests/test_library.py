@@ -900,3 +900,21 @@ def test_needle_deck_is_generated_not_written_out():
     assert len({card.id for card in model.cards}) == 52
     assert all(card.count == 1 for card in model.cards)
     assert {card.id for card in model.cards} == ranks_and_suits("needle-in-a-card-stack", "standard-deck")
+
+
+def test_the_designers_credit_is_at_the_foot_of_every_page_of_needles_documents(library_kits):
+    """Needle credits its designer and the instruction template on every page of its rules, guide and key,
+    below the page label (the lowest line of text on the page)."""
+    credit = model_of("needle-in-a-card-stack").activity.credits
+    assert credit and "Aiden Kimmer" in credit
+    result = library_kits["needle-in-a-card-stack"]
+    for role in ("sheets", "print-guide", "host-key"):
+        with pdfplumber.open(one_file(result, role)) as pdf:
+            for page in pdf.pages:
+                lines = page.extract_text_lines()
+                assert normalise(lines[-1]["text"]) == credit, (role, page.page_number, lines[-1]["text"])
+                assert lines[-1]["top"] > float(page.height) - 72 * 25 / 25.4, "the credit is not at the foot"
+    others = [key for key in library_kits if key != "needle-in-a-card-stack"]
+    for key in others:
+        with pdfplumber.open(one_file(library_kits[key], "sheets")) as pdf:
+            assert "Aiden Kimmer" not in (pdf.pages[0].extract_text() or "")

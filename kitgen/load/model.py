@@ -467,6 +467,7 @@ class Activity(Strict):
     minutes: Annotated[Minutes, WithJsonSchema(RANGE_SCHEMA)]
     language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}$")] = "en"
     working_title: bool = False
+    credits: Text | None = None  # who made the activity: printed at the foot of every page of its documents
     card_size: CardSizeSpec = "poker"
     printing: Printing = Printing()
     rules: Rules

@@ -195,7 +195,7 @@ class FitRowsTable(Flowable):
 
 
 def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
-                    large_print: bool = False) -> RenderedDocument:
+                    large_print: bool = False, credits: str = "") -> RenderedDocument:
     """The pages of a `<doc>` element, laid out by platypus and recorded as display lists;
     `footer(page_number)` labels each page."""
     if root.tag != "doc":
@@ -211,6 +211,9 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
         canvas.setFont(REGULAR, 8)
         canvas.setFillGray(0.3)
         canvas.drawCentredString(paper.width / 2, MARGIN - mm(2), footer(doc.page))
+        if credits:  # a second line, smaller, under the page label
+            canvas.setFont(REGULAR, 7)
+            canvas.drawCentredString(paper.width / 2, MARGIN - mm(5.5), credits)
         canvas.restoreState()
 
     document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=RecordingCanvas)

@@ -177,7 +177,8 @@ class KitRenderer:
         suffix = f" · {adult_only}" if role is Role.HOST_KEY else ""
         rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
                                    title=f"{activity.title} · {label}",
-                                   footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}")
+                                   footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}",
+                                   credits=activity.credits or "")
         return OutputFile(Path(self.file_name(role.value)), role, len(rendered.document.pages),
                           document=rendered.document)
 
