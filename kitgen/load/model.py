@@ -8,6 +8,8 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValida
                       WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
+from kitgen.plan.imposition import Duplex
+from kitgen.render.style import CutLines
 from kitgen.units import parse_card_size, parse_length
 
 MAX_COUNT = 10_000
@@ -436,10 +438,10 @@ class PlayerAid(Strict):
 class Printing(Strict):
     """This activity's printing defaults; command-line options override them."""
 
-    duplex: Literal["long", "short", "none"] | None = None
+    duplex: Duplex | None = None  # the same choices as --duplex and --cut-lines (one definition each)
     fold: bool | None = None
     bleed: Length | None = None
-    cut_lines: Literal["marks", "lines", "both"] | None = None
+    cut_lines: CutLines | None = None
 
     @field_validator("bleed")
     @classmethod
