@@ -3,7 +3,9 @@
 Cases: the floor (Python with kitgen's dependencies imported, then its build modules), the CLI's start, the real
 library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
 cards, and a synthetic library of 200 activities on one worker and on every core. Each case runs
-`--repeat` times (median wall time; peak resident memory of the child process).
+`--repeat` times (median wall time; peak resident memory of the child process). With the `typst` package (the
+`bench` extra), the 200- and 2,000-card decks are also compiled by Typst from a document the benchmark writes,
+in turn with kitgen's builds, and the paired ratios kitgen ÷ Typst (wall and CPU time) are printed.
 """
 from __future__ import annotations
 
@@ -33,18 +35,8 @@ decks:
   - id: deck
     name: Synthetic deck
     back: {{title: Synthetic, symbol: "★", pattern: stripes}}
-    generate:
-      product:
-        row: {rows}
-        column: {columns}
-      card:
-        id: "r{{{{ row }}}}c{{{{ column }}}}"
-        name: "Card {{{{ row }}}}-{{{{ column }}}}"
-        value: "{{{{ row }}}}"
-        symbol: "◆"
-        caption: "Column {{{{ column }}}}"
-        text: "Row {{{{ row }}}} and column {{{{ column }}}}: a distinct card with its own text."
-        count: {copies}
+    cards:
+{cards}
 record_sheets:
   - id: record
     title: Record
@@ -52,38 +44,71 @@ record_sheets:
     rows: 6
 """
 
+# the words of the synthetic cards' texts (the same texts go to kitgen and to the Typst document)
+ADJECTIVES = "rusty bright hollow quiet silver broken swift ancient tiny heavy golden crooked".split()
+NOUNS = "gear lantern engine bridge harbour compass anvil beacon spring ladder kettle magnet".split()
+KINDS = ["Part — Engine", "Part — Frame", "Action — Repair", "Action — Trade", "Event — Storm", "Upgrade — Tool"]
+WORDS = ("when you play this card take one token from the supply and place it on any robot in your yard if the "
+         "robot already holds two tokens discard them all and draw a new card then pass the turn to the player on "
+         "your left unless a storm is showing").split()
+
+
+def card_texts(cards: int) -> list[tuple[str, str, str, str]]:
+    """Title, type line, a 22–36-word body and a footer "card i/N" for each of `cards` distinct cards (always the
+    same texts for the same number)."""
+    import random
+
+    rng = random.Random(18)
+    texts = []
+    for i in range(1, cards + 1):
+        title = f"{rng.choice(ADJECTIVES).title()} {rng.choice(NOUNS)}"
+        body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(22, 36)))
+        texts.append((title, rng.choice(KINDS), body[0].upper() + body[1:] + ".", f"card {i}/{cards}"))
+    return texts
+
 
 # what any build has to import before it draws anything: the floor under every build case below
 DEPENDENCIES = "import click, yaml, jinja2.sandbox, pydantic, reportlab.pdfgen.canvas, reportlab.platypus"
 KITGEN_MODULES = "import kitgen.cli, kitgen.build, kitgen.render.kit, kitgen.load.model"
 
 # the reference under the deck cases: the same sheets drawn with a plain ReportLab canvas and nothing else
-# (poker cards 3 × 3 on A4, crop marks, mirrored backs, embedded DejaVu Sans; no validation, no text fitting,
-# no documents). Arguments: cards, font file, output file.
+# (poker cards 3 × 3 on A4, crop marks, mirrored backs, embedded DejaVu Sans, the same texts with the body
+# wrapped at one size; no validation, no text fitting, no documents). Arguments: a JSON file of the card texts
+# (title, type line, body, footer), the font folder, the output file.
 PLAIN_CANVAS = """
-import sys
+import json, sys
+from reportlab.lib.utils import simpleSplit
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
-cards, font, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-pdfmetrics.registerFont(TTFont("Sans", font))
+texts, fonts, out = json.load(open(sys.argv[1], encoding="utf-8")), sys.argv[2], sys.argv[3]
+pdfmetrics.registerFont(TTFont("Sans", fonts + "/DejaVuSans.ttf"))
+pdfmetrics.registerFont(TTFont("Sans-Bold", fonts + "/DejaVuSans-Bold.ttf"))
 mm, page = 72 / 25.4, (595.2756, 841.8898)
 w, h = 63.5 * mm, 88.9 * mm
 x0, y0 = (page[0] - 3 * w) / 2, (page[1] - 3 * h) / 2
 c = Canvas(out, pagesize=page, invariant=1, pageCompression=1)
-for first in range(0, cards, 9):
+for first in range(0, len(texts), 9):
     for side in ("face", "back"):
-        for i in range(first, min(first + 9, cards)):
+        for i in range(first, min(first + 9, len(texts))):
             column, row = (i - first) % 3, (i - first) // 3
             x, y = x0 + (2 - column if side == "back" else column) * w, y0 + (2 - row) * h
             c.setLineWidth(0.6)
             c.roundRect(x + 2 * mm, y + 2 * mm, w - 4 * mm, h - 4 * mm, 2.5 * mm)
-            c.setFont("Sans", 10)
             if side == "face":
-                c.drawString(x + 4 * mm, y + h - 10 * mm, f"Card {i // 20}-{i % 20}")
-                c.drawString(x + 4 * mm, y + h / 2, f"Row {i // 20} and column {i % 20}:")
-                c.drawString(x + 4 * mm, y + h / 2 - 12, "a distinct card with its own text.")
+                title, kind, body, footer = texts[i]
+                c.setFont("Sans-Bold", 10)
+                c.drawString(x + 4.5 * mm, y + h - 9 * mm, title)
+                c.setFont("Sans", 7.5)
+                c.drawString(x + 4.5 * mm, y + h - 13 * mm, kind)
+                c.line(x + 4.5 * mm, y + h - 14.5 * mm, x + w - 4.5 * mm, y + h - 14.5 * mm)
+                c.setFont("Sans", 7)
+                for n, line in enumerate(simpleSplit(body, "Sans", 7, w - 9 * mm)):
+                    c.drawString(x + 4.5 * mm, y + h - 18.5 * mm - n * 9, line)
+                c.setFont("Sans", 6)
+                c.drawCentredString(x + w / 2, y + 6 * mm, footer)
             else:
+                c.setFont("Sans-Bold", 14)
                 c.drawCentredString(x + w / 2, y + h / 2, "Synthetic")
         c.setLineWidth(0.25)
         for k in range(4):
@@ -97,16 +122,103 @@ c.save()
 
 
 def synthetic_activity(folder: Path, activity_id: str, cards: int, copies: int = 1) -> None:
-    """An activity whose deck holds `cards` distinct cards (a row × column product), `copies` of each."""
-    columns = min(cards, 20)
-    rows = cards // columns
-    (folder / f"{activity_id}.yaml").write_text(
-        ACTIVITY.format(id=activity_id, rows=list(range(rows)), columns=list(range(columns)), copies=copies),
-        encoding="utf-8")
+    """An activity whose deck holds `cards` distinct cards (title, type line, body, footer), `copies` of each."""
+    import json
+
+    def quoted(text: str) -> str:  # a JSON string is a YAML string
+        return json.dumps(text, ensure_ascii=False)
+
+    lines = [f"      - {{id: c{i:05d}, count: {copies}, name: {quoted(title)}, caption: {quoted(kind)}, "
+             f"text: {quoted(body)}, footer: {quoted(footer)}}}"
+             for i, (title, kind, body, footer) in enumerate(card_texts(cards), 1)]
+    (folder / f"{activity_id}.yaml").write_text(ACTIVITY.format(id=activity_id, cards="\n".join(lines)),
+                                                encoding="utf-8")
+
+
+# The same deck as a Typst document: A4, poker cards 3 × 3 with crop marks, faces and mirrored backs on
+# alternate pages, DejaVu Sans (the font files kitgen embeds). The body has one size that fits the longest
+# text (Typst does not fit text to its box here; kitgen does). Backs have a flat fill: kitgen's stripes as a Typst
+# `tiling` cost Typst about 0.6 s more for 2,000 cards. CARDS stands for the list of cards.
+TYPST_DOCUMENT = """#let W = 63.5mm
+#let H = 88.9mm
+#let X0 = (210mm - 3 * W) / 2
+#let Y0 = (297mm - 3 * H) / 2
+#set page(paper: "a4", margin: 0pt)
+#set text(font: "DejaVu Sans", size: 7pt, lang: "en")
+#let mark(dx, dy, length, angle) = place(dx: dx, dy: dy, line(length: length, angle: angle, stroke: 0.25pt))
+#let marks = {
+  for k in range(4) {
+    mark(X0 + k * W, Y0 - 8mm, 7mm, 90deg)
+    mark(X0 + k * W, Y0 + 3 * H + 1mm, 7mm, 90deg)
+    mark(X0 - 8mm, Y0 + k * H, 7mm, 0deg)
+    mark(X0 + 3 * W + 1mm, Y0 + k * H, 7mm, 0deg)
+  }
+}
+#let frame(body, fill: none) = block(width: W, height: H, inset: 2mm,
+  block(width: 100%, height: 100%, radius: 2.5mm, stroke: 0.6pt, inset: 2.5mm, fill: fill, clip: true, body))
+#let face(c) = frame[
+  #text(size: 10pt, weight: "bold", c.at(0))
+  #v(-0.5em)
+  #text(size: 7.5pt, c.at(1))
+  #v(-0.6em)
+  #line(length: 100%, stroke: 0.4pt)
+  #par(justify: false, leading: 0.5em, c.at(2))
+  #place(bottom + center, text(size: 6pt, c.at(3)))
+]
+#let back = frame(fill: luma(225))[
+  #align(center + horizon, box(fill: white, inset: 3mm, radius: 2mm)[
+    #text(size: 14pt, weight: "bold")[Synthetic] \\
+    #text(size: 20pt)[★]
+  ])
+]
+#let sheet(chunk) = {
+  marks
+  for (j, c) in chunk.enumerate() {
+    place(dx: X0 + calc.rem(j, 3) * W, dy: Y0 + calc.quo(j, 3) * H, face(c))
+  }
+  pagebreak()
+  marks
+  for j in range(chunk.len()) {
+    place(dx: X0 + (2 - calc.rem(j, 3)) * W, dy: Y0 + calc.quo(j, 3) * H, back)
+  }
+}
+#let cards = (
+CARDS
+)
+#for first in range(0, cards.len(), step: 9) {
+  if first > 0 { pagebreak() }
+  sheet(cards.slice(first, calc.min(first + 9, cards.len())))
+}
+"""
+
+# compile a Typst document in a fresh process: document, PDF, font folder (no system fonts, nothing fetched)
+TYPST_COMPILE = ("import sys, typst; typst.compile(sys.argv[1], output=sys.argv[2], font_paths=[sys.argv[3]], "
+                 "ignore_system_fonts=True)")
+
+
+def typst_document(path: Path, cards: int) -> None:
+    """Write the synthetic deck of `cards` distinct cards as a Typst document."""
+    def string(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    rows = [f"  ({', '.join(string(t) for t in texts)})," for texts in card_texts(cards)]
+    path.write_text(TYPST_DOCUMENT.replace("CARDS", "\n".join(rows)), encoding="utf-8")
+
+
+def typst_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("typst") is not None
 
 
 def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
     """Wall seconds and peak resident memory (MB) of one fresh process."""
+    wall, peak, _ = run_timed(command, cwd, env)
+    return wall, peak
+
+
+def run_timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int, float]:
+    """Wall seconds, peak resident memory (MB) and CPU seconds (user + system) of one fresh process."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                env={**os.environ, **(env or {})})
@@ -115,7 +227,7 @@ def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tup
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in (0,):
         raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read().decode()[-400:]}")
-    return wall, usage.ru_maxrss // 1024
+    return wall, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
 def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | None, cards: int,
@@ -224,13 +336,69 @@ def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[
 
 def plain_canvas_case(work: Path, repeat: int, cards: int) -> dict:
     """The same card sheets from a plain ReportLab canvas: what drawing alone costs with ReportLab."""
+    import json
+
     from kitgen.render.fonts import FONT_DIR
 
-    pdf = work / f"plain-{cards}.pdf"
-    command = [sys.executable, "-c", PLAIN_CANVAS, str(cards), str(FONT_DIR / "DejaVuSans.ttf"), str(pdf)]
+    pdf, texts = work / f"plain-{cards}.pdf", work / f"texts-{cards}.json"
+    texts.write_text(json.dumps(card_texts(cards)), encoding="utf-8")
+    command = [sys.executable, "-c", PLAIN_CANVAS, str(texts), str(FONT_DIR), str(pdf)]
     row = measure(f"reference: plain canvas, {cards:,}", command, work, repeat, None, cards)
     row.update(pages=2 * -(-cards // 9), bytes=pdf.stat().st_size)
     return row
+
+
+def typst_pairs(work: Path, kitgen: list[str], pairs: int) -> tuple[list[dict], list[str]]:
+    """The same synthetic decks (200 and 2,000 distinct cards) built by kitgen and compiled by Typst, in turn
+    (A B A B, fresh processes), so that a drift in the machine's speed hits both alike. Each kitgen run starts
+    from its own copy of a cache warmed by another deck: compiled templates and font metrics as after any
+    earlier run of kitgen, nothing rendered from this deck. Returns the Typst rows and the ratio lines."""
+    from kitgen.render.fonts import FONT_DIR
+
+    decks = work / "typst-decks" / "content"
+    decks.mkdir(parents=True)
+    warm = work / "typst-cache"
+    synthetic_activity(decks, "warm-up", 9)
+    run(kitgen + ["build", "warm-up", "-q", "--content", str(decks), "--out", str(work / "out-warm-up")], work,
+        {"KITGEN_CACHE": str(warm)})
+    rows, lines = [], []
+    for cards in (200, 2000):
+        synthetic_activity(decks, f"deck-{cards}", cards)
+        document, pdf = work / f"deck-{cards}.typ", work / f"deck-{cards}-typst.pdf"
+        typst_document(document, cards)
+        out = work / f"out-typst-pair-{cards}"
+        build = kitgen + ["build", f"deck-{cards}", "--force", "-q", "--content", str(decks), "--out", str(out)]
+        compile_ = [sys.executable, "-c", TYPST_COMPILE, str(document), str(pdf), str(FONT_DIR)]
+        kitgen_runs, typst_runs = [], []
+        for turn in range(pairs):
+            cache = work / f"typst-cache-{cards}-{turn}"
+            shutil.copytree(warm, cache)
+            kitgen_runs.append(run_timed(build, work, {"KITGEN_CACHE": str(cache)}))
+            typst_runs.append(run_timed(compile_, work))
+        wall = statistics.median(r[0] for r in typst_runs)
+        rows.append({"case": f"{cards:,} cards, Typst", "wall": wall, "peak": max(r[1] for r in typst_runs),
+                     "pages": typst_pages(pdf), "bytes": pdf.stat().st_size, "ms_per_card": wall * 1000 / cards})
+        walls = [k[0] / t[0] for k, t in zip(kitgen_runs, typst_runs)]
+        cpus = [k[2] / t[2] for k, t in zip(kitgen_runs, typst_runs)]
+        lines.append(f"kitgen ÷ Typst, {cards:,} cards: wall {ratio_text(walls)}; CPU {ratio_text(cpus)}")
+    return rows, lines
+
+
+def ratio_text(ratios: list[float]) -> str:
+    """The median of paired ratios, then the range and every pair."""
+    return (f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}; pairs: "
+            f"{', '.join(f'{r:.2f}' for r in ratios)})")
+
+
+def typst_pages(pdf: Path) -> int:
+    """Pages of the PDF Typst wrote (pypdfium2, which kitgen uses for previews, opens it)."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(str(pdf))
+    try:
+        return len(document)
+    finally:
+        document.close()
 
 
 def parallel_cases(work: Path, kitgen: list[str], pairs: int = 2) -> tuple[list[dict], list[float]]:
@@ -259,7 +427,7 @@ def parallel_cases(work: Path, kitgen: list[str], pairs: int = 2) -> tuple[list[
     return rows, [a["wall"] / b["wall"] for a, b in zip(one, every)]
 
 
-def print_table(rows: list[dict], speedups: list[float]) -> None:
+def print_table(rows: list[dict], speedups: list[float], notes: list[str] = ()) -> None:
     print(f"{'case':<36} {'median wall':>11} {'peak MB':>8} {'pages':>6} {'bytes':>11} {'ms/card':>8}")
     for row in rows:
         per_card = f"{row['ms_per_card']:.2f}" if row["ms_per_card"] else "-"
@@ -273,25 +441,37 @@ def print_table(rows: list[dict], speedups: list[float]) -> None:
     if speedups:
         print(f"parallel speed-up on {os.cpu_count()} cores: {statistics.median(speedups):.2f}× "
               f"(pairs: {', '.join(f'{s:.2f}' for s in speedups)})")
+    for line in notes:
+        print(line)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kitgen.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="runs per case (median is reported)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per case (median is reported), and pairs of "
+                                                              "kitgen and Typst runs")
     parser.add_argument("--quick", action="store_true", help="skip the 20,000-card and 200-activity cases")
+    parser.add_argument("--typst-only", action="store_true", help="only kitgen against Typst, 200 and 2,000 cards")
     args = parser.parse_args(argv)
     # as an installed package is: byte-compiled (an editable checkout may not be, and would pay for it each run)
     compileall.compile_dir(str(Path(__file__).resolve().parent), quiet=1)
     kitgen = [sys.executable, "-m", "kitgen"]
     speedups: list[float] = []
+    notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kitgen-bench-") as tmp:
         work = Path(tmp)
-        rows = library_cases(work, kitgen, args.repeat) + [watch_case(work, kitgen, args.repeat)] \
-            + deck_cases(work, kitgen, args.repeat, args.quick)
-        if not args.quick:
+        rows = []
+        if not args.typst_only:
+            rows = library_cases(work, kitgen, args.repeat) + [watch_case(work, kitgen, args.repeat)] \
+                + deck_cases(work, kitgen, args.repeat, args.quick)
+        if typst_available():
+            typst_rows, notes = typst_pairs(work, kitgen, args.repeat)
+            rows += typst_rows
+        else:
+            notes = ["Typst rows skipped: the typst package is not installed (pip install -e '.[bench]')"]
+        if not args.quick and not args.typst_only:
             many, speedups = parallel_cases(work, kitgen)
             rows += many
-    print_table(rows, speedups)
+    print_table(rows, speedups, notes)
 
 
 if __name__ == "__main__":
