@@ -17,8 +17,9 @@ Snapshot = dict[str, tuple[int, int]]
 
 
 def _ignored(name: str) -> bool:
-    """Editor droppings and hidden files: swap files, backups, lock files."""
-    return name.startswith((".", "#")) or name.endswith(("~", ".swp", ".tmp"))
+    """Editor droppings and hidden files: swap files, backups, lock files (a spreadsheet program's `~$name.xlsx`
+    and `.~lock.name.ods#` too). A spreadsheet itself is watched like any content file."""
+    return name.startswith((".", "#", "~$")) or name.endswith(("~", ".swp", ".tmp"))
 
 
 def snapshot(folders: Iterable[Path], skip: Iterable[Path] = ()) -> Snapshot:

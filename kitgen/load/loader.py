@@ -11,6 +11,7 @@ from kitgen.errors import ContentError, Problem, UsageError, display_path
 from kitgen.load.model import Activity
 from kitgen.load.problems import dotted, validation_problems
 from kitgen.load.editions import edition_file, edition_languages
+from kitgen.load.spreadsheets import expand_tables, has_tables
 from kitgen.load.yaml_source import SourceMap, read_yaml
 
 @dataclass(frozen=True)
@@ -21,11 +22,12 @@ class LoadedActivity:
     path: Path
     source: SourceMap
     overlay: Path | None = None  # the edition file merged over `path`, if any
+    tables: tuple[Path, ...] = ()  # the spreadsheets its cards (or labels) were read from
 
     @property
     def files(self) -> list[Path]:
-        """Every content file this edition was read from."""
-        return [self.path] + ([self.overlay] if self.overlay else [])
+        """Every content file this edition was read from: YAML, then spreadsheets."""
+        return [self.path] + ([self.overlay] if self.overlay else []) + list(self.tables)
 
     @property
     def folder(self) -> Path:
@@ -80,8 +82,11 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
                                 for loc, message in mismatched])
         data["language"] = language
         source = source.overlaid(overlay_source)
+    tables: list[Path] = []
+    if has_tables(data):
+        data, source, tables = expand_tables(data, source, path.parent)
     try:
         activity = Activity.model_validate(data)
     except ValidationError as error:
         raise ContentError(validation_problems(error, Activity, source)) from None
-    return LoadedActivity(activity, path, source, overlay_path)
+    return LoadedActivity(activity, path, source, overlay_path, tuple(tables))

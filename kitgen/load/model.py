@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 
 from kitgen.plan.imposition import Duplex
 from kitgen.render.style import CutLines
+from kitgen.load.spreadsheets import cards_schema, labels_schema
 from kitgen.units import parse_card_size, parse_length
 
 MAX_COUNT = 10_000
@@ -200,7 +201,7 @@ class Deck(Strict):
     id: Id
     name: Name
     back: Back
-    cards: list[CardKind] = []
+    cards: list[CardKind] = Field(default=[], json_schema_extra=cards_schema)  # or a spreadsheet (load/spreadsheets.py)
     generate: Generate | None = None
     optional: bool = False
     note: Text | None = None
@@ -384,7 +385,7 @@ class PositionGrid(Strict):
     width: Length
     height: Length
     gap: Length = Field(default=parse_length("6mm"), json_schema_extra={"default": "6mm"})
-    labels: list[Name] = Field(default=[], max_length=MAX_PLACES)
+    labels: list[Name] = Field(default=[], max_length=MAX_PLACES, json_schema_extra=labels_schema)
 
     @model_validator(mode="after")
     def _bounded(self) -> "PositionGrid":

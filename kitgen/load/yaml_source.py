@@ -32,6 +32,7 @@ class SourceMap:
     file: str
     values: dict[Location, Position] = field(default_factory=dict)
     keys: dict[Location, Position] = field(default_factory=dict)
+    cells: dict[Location, str] = field(default_factory=dict)  # values read from a spreadsheet: how to name the cell
 
     def position(self, loc: Location, *, key: bool = False) -> Position:
         """The position of `loc`, or of its nearest ancestor that has one."""
@@ -42,11 +43,21 @@ class SourceMap:
         return table.get(loc, (self.file, 1, 1))
 
     def problem(self, loc: Location, message: str, *, key: bool = False) -> Problem:
-        return Problem(*self.position(tuple(loc), key=key), message)
+        loc = tuple(loc)
+        if self.cells:  # a value from a spreadsheet is named by its cell: `animals.csv:14:3 (column 'habitat')`
+            probe = loc
+            while probe and probe not in self.values:
+                probe = probe[:-1]
+            if probe in self.cells:
+                from kitgen.load.spreadsheets import CellProblem, strip_location
+
+                return CellProblem(*self.values[probe], strip_location(message), label=self.cells[probe])
+        return Problem(*self.position(loc, key=key), message)
 
     def overlaid(self, other: "SourceMap") -> "SourceMap":
         """Positions of `other` (an edition overlay) where it has them, else ours."""
-        return SourceMap(self.file, {**self.values, **other.values}, {**self.keys, **other.keys})
+        return SourceMap(self.file, {**self.values, **other.values}, {**self.keys, **other.keys},
+                         {**self.cells, **other.cells})
 
 
 

@@ -1,0 +1,536 @@
+"""Card lists from spreadsheets: a deck's `cards:` (and a mat's place `labels:`) may name a CSV, XLSX or ODS
+file in the activity folder instead of listing the items in YAML.
+
+    cards: animals.csv
+    cards: {file: animals.xlsx, sheet: Animals, data: [habitat, legs], card: {caption: "{{ habitat }}"}}
+    labels: {file: places.csv, column: place}
+
+The file is read before validation and replaced by the list it stands for, so every check, total, host-key
+table and placeholder works as for cards written in YAML. Each value remembers its cell: a problem in it reads
+`content/animals.csv:14:3 (column 'habitat'): ...` or `content/animals.xlsx, sheet Animals, C14 (column
+'habitat'): ...`. CSV is read with the standard library (encoding and delimiter detected, or declared with
+`encoding:` and `delimiter:`); XLSX and ODS with python-calamine.
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kitgen.errors import ContentError, Problem, display_path
+from kitgen.load.yaml_source import Location, SourceMap
+
+MAX_TABLE_BYTES = 20_000_000
+MAX_ROWS = 10_000
+CSV_SUFFIXES = (".csv", ".tsv")
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".ods")
+SPEC_KEYS = {
+    "cards": ("file", "sheet", "encoding", "delimiter", "columns", "data", "card"),
+    "labels": ("file", "sheet", "encoding", "delimiter", "column"),
+}
+DELIMITERS = ",;\t|"
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_PATH_PREFIX = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
+
+
+@dataclass(frozen=True)
+class CellProblem(Problem):
+    """A problem in a spreadsheet cell (or row), named as a spreadsheet user would: file, sheet, cell, column."""
+
+    label: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.message}"
+
+
+def column_letters(number: int) -> str:
+    """1 → 'A', 28 → 'AB'."""
+    letters = ""
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
+@dataclass
+class Table:
+    """The rows of one sheet: its heading row and every non-empty row below, with their row numbers."""
+
+    path: Path
+    sheet: str | None  # None for CSV
+    header_row: int = 0
+    headers: list[str] = field(default_factory=list)
+    rows: list[tuple[int, list[Any]]] = field(default_factory=list)  # (1-based row or line, cells)
+    shown: str = ""  # the file as the user would type it
+
+    def __post_init__(self) -> None:
+        self.shown = self.shown or display_path(self.path)
+
+    def where(self, row: int, column: int | None = None) -> str:
+        """`content/a.csv:14:3 (column 'x')`, `content/a.xlsx, sheet S, C14 (column 'x')`; a row without column."""
+        heading = self.headers[column - 1] if column and column <= len(self.headers) else ""
+        named = f" (column {heading!r})" if heading else ""
+        if self.sheet is None:
+            return f"{self.shown}:{row}:{column or 1}{named}" if column else f"{self.shown}:{row}:1 (row {row})"
+        return (f"{self.shown}, sheet {self.sheet}, {column_letters(column)}{row}{named}" if column
+                else f"{self.shown}, sheet {self.sheet}, row {row}")
+
+    def problem(self, row: int, column: int | None, message: str) -> CellProblem:
+        return CellProblem(self.shown, row, column or 1, message, label=self.where(row, column))
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def _decode(raw: bytes, encoding: str | None, table: Table) -> str:
+    if encoding:
+        try:
+            return raw.decode(encoding)
+        except LookupError:
+            raise ContentError([Problem(table.shown, 1, 1, f"unknown encoding {encoding!r}, expected one such as "
+                                                           "utf-8, cp1252 or latin-1")]) from None
+        except UnicodeDecodeError as error:
+            line = raw[: error.start].count(b"\n") + 1
+            raise ContentError([Problem(table.shown, line, 1, f"the file is not {encoding} text: {error.reason}; "
+                                                              "expected the encoding declared with encoding:")]) from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:  # what spreadsheet programs on Windows save as "CSV" (Western European)
+        return raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _sniff_delimiter(text: str) -> str:
+    """The delimiter that splits the first non-empty line into most cells (outside quotes); ',' by default."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    counts = dict.fromkeys(DELIMITERS, 0)
+    quoted = False
+    for char in first:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in counts:
+            counts[char] += 1
+    best = max(DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] else ","
+
+
+def _read_bytes(path: Path, shown: str) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_TABLE_BYTES:
+            raise ContentError([Problem(shown, 1, 1, f"the file is {size:,} bytes, expected at most {MAX_TABLE_BYTES:,}")])
+        return path.read_bytes()
+    except OSError as error:
+        raise ContentError([Problem(shown, 1, 1, f"cannot read the file: {error.strerror}")]) from None
+
+
+def read_csv(path: Path, encoding: str | None = None, delimiter: str | None = None) -> Table:
+    table = Table(path, None)
+    text = _decode(_read_bytes(path, table.shown), encoding, table)
+    delimiter = delimiter or (_sniff_delimiter(text) if path.suffix.lower() != ".tsv" else "\t")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    line = 1
+    try:
+        for cells in reader:
+            start, line = line, reader.line_num + 1
+            _add_row(table, start, [cell.strip() for cell in cells])
+    except csv.Error as error:
+        raise ContentError([Problem(table.shown, line, 1, f"CSV: {error}; expected rows of cells separated "
+                                                          f"by {delimiter!r}")]) from None
+    return table
+
+
+def _plain(value: Any) -> Any:
+    """A workbook cell as plain data: whole numbers as int, dates as ISO text, empty as ''."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return int(value)
+    if isinstance(value, str):
+        return value.strip()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "total_seconds"):  # a duration
+        return str(value)
+    return value
+
+
+def read_workbook(path: Path, sheet: str | None = None, at: Problem | None = None) -> Table:
+    from python_calamine import CalamineWorkbook
+
+    shown = display_path(path)
+    _read_bytes(path, shown)  # size and readability checked first
+    try:
+        workbook = CalamineWorkbook.from_path(str(path))
+    except Exception as error:  # calamine's errors for a damaged or password-protected file
+        raise ContentError([Problem(shown, 1, 1, f"cannot read the workbook ({error}); expected an XLSX or ODS "
+                                                 "file saved by a spreadsheet program")]) from None
+    names = list(workbook.sheet_names)
+    if sheet is None:
+        if not names:
+            raise ContentError([Problem(shown, 1, 1, "the workbook has no sheets")])
+        sheet = names[0]
+    elif sheet not in names:
+        close = difflib.get_close_matches(sheet, names, n=1, cutoff=0.6)
+        hint = f", did you mean {close[0]!r}?" if close else f"; sheets: {', '.join(names)}"
+        problem = at or Problem(shown, 1, 1, "")
+        raise ContentError([Problem(problem.file, problem.line, problem.column,
+                                    f"sheet: {shown} has no sheet {sheet!r}{hint}")])
+    table = Table(path, sheet)
+    rows = workbook.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
+    for number, cells in enumerate(rows, 1):
+        _add_row(table, number, [_plain(cell) for cell in cells])
+    return table
+
+
+def _add_row(table: Table, number: int, cells: list[Any]) -> None:
+    """The first non-empty row is the heading row; every empty row is skipped."""
+    if all(cell == "" or cell is None for cell in cells):
+        return
+    if not table.headers and table.header_row == 0:
+        table.header_row = number
+        table.headers = [str(cell).strip() if cell is not None else "" for cell in cells]
+        while table.headers and not table.headers[-1]:
+            table.headers.pop()
+        return
+    if len(table.rows) >= MAX_ROWS:
+        raise ContentError([table.problem(number, None, f"more than {MAX_ROWS:,} rows, expected at most {MAX_ROWS:,}")])
+    table.rows.append((number, cells))
+
+
+def read_table(path: Path, options: dict[str, Any], at: Problem) -> Table:
+    if path.suffix.lower() in CSV_SUFFIXES:
+        return read_csv(path, options.get("encoding"), options.get("delimiter"))
+    return read_workbook(path, options.get("sheet"), at)
+
+
+# ---------------------------------------------------------------------------------------------- mapping
+
+
+def _text(value: Any) -> Any:
+    """A cell as the text of a card field (numbers as they read); `count` keeps whole numbers."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value
+
+
+_INT = re.compile(r"[-+]?(0|[1-9]\d*)")
+_FLOAT = re.compile(r"[-+]?\d+\.\d+")
+
+
+def _datum(value: Any) -> Any:
+    """A cell as a `data` value: numbers and true/false as in YAML, anything else as text."""
+    if isinstance(value, str):
+        if _INT.fullmatch(value) and len(value) < 19:
+            return int(value)
+        if _FLOAT.fullmatch(value):
+            return float(value)
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
+def _count(value: Any) -> Any:
+    return int(value) if isinstance(value, str) and _INT.fullmatch(value) and len(value) < 19 else value
+
+
+def card_fields() -> list[str]:
+    from kitgen.load.model import CardKind
+
+    return [name for name in CardKind.model_fields if name != "data"]
+
+
+@dataclass
+class _Expansion:
+    source: SourceMap
+    folder: Path
+    files: list[Path] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def at(self, loc: Location, message: str, *, key: bool = False) -> Problem:
+        return self.source.problem(loc, message, key=key)
+
+    def spec(self, value: Any, loc: Location, kind: str) -> tuple[dict[str, Any], Path] | None:
+        """The reference's options and the file it names, or None (a problem noted)."""
+        from kitgen.load.problems import dotted
+
+        spec = {"file": value} if isinstance(value, str) else dict(value)
+        allowed = SPEC_KEYS[kind]
+        for key in spec:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+                hint = f", did you mean {close[0]!r}?" if close else f", expected one of: {', '.join(allowed)}"
+                self.problems.append(self.at(loc + (key,), f"{dotted(loc + (key,))}: unknown key {key!r}{hint}",
+                                             key=True))
+        name = spec.get("file")
+        if not isinstance(name, str) or not name.strip():
+            self.problems.append(self.at(loc, f"{dotted(loc)}: expected a list, or the name of a CSV, XLSX or ODS "
+                                              "file in the activity folder"))
+            return None
+        where = loc if isinstance(value, str) else loc + ("file",)
+        suffix = Path(name).suffix.lower()
+        if suffix not in CSV_SUFFIXES + WORKBOOK_SUFFIXES:
+            self.problems.append(self.at(where, f"{dotted(where)}: {name!r} is not a spreadsheet, expected a "
+                                                ".csv, .tsv, .xlsx or .ods file (or a list written here)"))
+            return None
+        path = self.folder / name
+        if Path(name).is_absolute() or not path.resolve().is_relative_to(self.folder.resolve()):
+            self.problems.append(self.at(where, f"{dotted(where)}: {name!r} is outside the activity folder, "
+                                                f"expected a file in {display_path(self.folder)}/"))
+            return None
+        if not path.is_file():
+            self.problems.append(self.at(where, f"{dotted(where)}: no file {display_path(path)}, expected a "
+                                                "spreadsheet in the activity folder"))
+            return None
+        for option in ("sheet", "encoding", "delimiter", "column"):
+            if option in spec and not isinstance(spec[option], str):
+                self.problems.append(self.at(loc + (option,), f"{dotted(loc + (option,))}: expected text"))
+                return None
+        if "delimiter" in spec and len(spec["delimiter"]) != 1:
+            self.problems.append(self.at(loc + ("delimiter",), f"{dotted(loc + ('delimiter',))}: expected one "
+                                                               "character, such as ',' or ';'"))
+            return None
+        self.files.append(path)
+        return spec, path
+
+    def table(self, spec: dict[str, Any], path: Path, loc: Location) -> Table | None:
+        try:
+            return read_table(path, spec, self.at(loc + ("sheet",), ""))
+        except ContentError as error:
+            self.problems += error.problems
+            return None
+
+    # -- a deck's cards
+
+    def cards(self, value: Any, loc: Location) -> list[dict[str, Any]] | None:
+        from kitgen.load.problems import dotted
+
+        found = self.spec(value, loc, "cards")
+        if found is None:
+            return None
+        spec, path = found
+        declared = spec.get("data", [])
+        renames = spec.get("columns", {})
+        defaults = spec.get("card", {})
+        for key, kind, check in (("data", "a list of column names", lambda v: isinstance(v, list) and all(
+                isinstance(i, str) for i in v)), ("columns", "a mapping of column names to card fields", lambda v:
+                isinstance(v, dict) and all(isinstance(i, str) for i in v.values())),
+                ("card", "a mapping of card fields", lambda v: isinstance(v, dict))):
+            if key in spec and not check(spec[key]):
+                self.problems.append(self.at(loc + (key,), f"{dotted(loc + (key,))}: expected {kind}"))
+                return None
+        table = self.table(spec, path, loc)
+        if table is None:
+            return None
+        fields = card_fields()
+        targets: list[tuple[str, ...] | None] = []
+        seen: dict[str, int] = {}
+        for number, heading in enumerate(table.headers, 1):
+            target: tuple[str, ...] | None
+            if not heading:
+                target = None
+                if any(number <= len(cells) and cells[number - 1] not in ("", None) for _, cells in table.rows):
+                    self.problems.append(table.problem(table.header_row, number, "a column without a heading, "
+                                                       "expected a heading naming a card field or a data column"))
+            elif heading in seen:
+                target = None
+                self.problems.append(table.problem(table.header_row, number, f"the heading {heading!r} is also "
+                                                   f"column {column_letters(seen[heading])}, expected each once"))
+            else:
+                mapped = str(renames.get(heading, heading))
+                if mapped in fields:
+                    target = (mapped,)
+                elif heading in declared or mapped.startswith("data."):
+                    target = ("data", mapped[5:] if mapped.startswith("data.") else mapped)
+                else:
+                    target = None
+                    choices = fields + [d for d in declared if d not in table.headers]
+                    close = difflib.get_close_matches(heading, choices, n=1, cutoff=0.6)
+                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    self.problems.append(table.problem(
+                        table.header_row, number,
+                        f"unknown column {heading!r}; {hint}expected a card field ({', '.join(fields)}), "
+                        f"a column listed under {dotted(loc + ('data',))}, or a heading 'data.{heading}'"))
+            seen.setdefault(heading, number)
+            targets.append(target)
+        for d, name in enumerate(declared):
+            if name not in table.headers and renames.get(name) is None:
+                close = difflib.get_close_matches(name, table.headers, n=1, cutoff=0.6)
+                hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
+                self.problems.append(self.at(loc + ("data", d), f"{dotted(loc + ('data', d))}: no column {name!r} "
+                                                                f"in {table.shown}{hint}"))
+        if "id" not in {t[0] for t in targets if t and len(t) == 1} and "id" not in defaults:
+            self.problems.append(table.problem(table.header_row, None, f"no 'id' column; expected a column "
+                                               f"headed 'id' (each card's id), then any of: {', '.join(fields[1:])}"))
+        if self.problems:
+            return None
+        cards: list[dict[str, Any]] = []
+        for row, cells in table.rows:
+            if not self._fits(table, row, cells):
+                continue
+            card: dict[str, Any] = {key: value for key, value in defaults.items() if key != "data"}
+            data: dict[str, Any] = dict(defaults.get("data", {})) if isinstance(defaults.get("data"), dict) else {}
+            here = loc + (len(cards),)
+            self._place(here, table, row, None)
+            for number, (target, value) in enumerate(zip(targets, cells), 1):
+                if target is None or value == "" or value is None:
+                    continue
+                self._control(table, row, number, value)
+                if target[0] == "data":
+                    data[target[1]] = _datum(value)
+                    self._place(here + target, table, row, number)
+                else:
+                    card[target[0]] = _count(value) if target[0] == "count" else _text(value)
+                    self._place(here + target, table, row, number)
+            card.setdefault("count", 1)
+            if data or "data" in defaults:
+                card["data"] = data
+                self.source.values.setdefault(here + ("data",), self.source.values[here])
+            cards.append(card)
+        if not cards and not self.problems:
+            self.problems.append(table.problem(table.header_row or 1, None, "no rows below the headings, expected "
+                                               "one row per card"))
+        return cards
+
+    def _fits(self, table: Table, row: int, cells: list[Any]) -> bool:
+        """A row has no value outside the headed columns, and a CSV row has one cell per column."""
+        width = len(table.headers)
+        extra = [n for n, cell in enumerate(cells[width:], width + 1) if cell not in ("", None)]
+        if extra:
+            self.problems.append(table.problem(row, extra[0], f"a value in column {column_letters(extra[0])}, "
+                                               f"which has no heading; expected at most {width} columns"))
+            return False
+        if table.sheet is None and len(cells) < width:
+            self.problems.append(table.problem(row, None, f"the row has {len(cells)} cells, expected {width} "
+                                               "(one per column; a value with a comma needs quotes)"))
+            return False
+        return True
+
+    def _control(self, table: Table, row: int, number: int, value: Any) -> None:
+        if isinstance(value, str) and CONTROL.search(value):
+            self.problems.append(table.problem(row, number, "the text holds a control character, expected "
+                                                            "printable text"))
+
+    def _place(self, loc: Location, table: Table, row: int, column: int | None) -> None:
+        self.source.values[loc] = (table.shown, row, column or 1)
+        self.source.cells[loc] = table.where(row, column)
+
+    # -- a mat's place labels
+
+    def labels(self, value: Any, loc: Location) -> list[str] | None:
+        from kitgen.load.problems import dotted
+
+        found = self.spec(value, loc, "labels")
+        if found is None:
+            return None
+        spec, path = found
+        table = self.table(spec, path, loc)
+        if table is None:
+            return None
+        column = spec.get("column")
+        if column is None:
+            number = 1
+        elif column in table.headers:
+            number = table.headers.index(column) + 1
+        else:
+            close = difflib.get_close_matches(column, table.headers, n=1, cutoff=0.6)
+            hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
+            self.problems.append(self.at(loc + ("column",), f"{dotted(loc + ('column',))}: no column {column!r} in "
+                                                            f"{table.shown}{hint}"))
+            return None
+        labels = []
+        for row, cells in table.rows:
+            cell = cells[number - 1] if number <= len(cells) else ""
+            if cell in ("", None):
+                continue
+            self._control(table, row, number, cell)
+            self._place(loc + (len(labels),), table, row, number)
+            labels.append(_text(cell))
+        return labels
+
+
+def _is_reference(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, dict) and "file" in value)
+
+
+def has_tables(data: Any) -> bool:
+    """Does the activity name any spreadsheet (cheap: no file is read)?"""
+    if not isinstance(data, dict):
+        return False
+    decks = data.get("decks") if isinstance(data.get("decks"), list) else []
+    boards = data.get("boards") if isinstance(data.get("boards"), list) else []
+    return any(isinstance(d, dict) and _is_reference(d.get("cards")) for d in decks) or any(
+        isinstance(b, dict) and isinstance(b.get("positions"), dict) and _is_reference(b["positions"].get("labels"))
+        for b in boards)
+
+
+def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tuple[dict[str, Any], SourceMap, list[Path]]:
+    """`data` with every spreadsheet reference replaced by the rows it names; the source map then also knows each
+    cell. `data` and `source` (shared, cached) are not modified: what changes is copied."""
+    if not has_tables(data):
+        return data, source, []
+    expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells)), folder)
+    data = dict(data)
+    if isinstance(data.get("decks"), list):
+        data["decks"] = list(data["decks"])
+        for d, deck in enumerate(data["decks"]):
+            if isinstance(deck, dict) and _is_reference(deck.get("cards")):
+                cards = expansion.cards(deck["cards"], ("decks", d, "cards"))
+                data["decks"][d] = {**deck, "cards": cards if cards is not None else []}
+    if isinstance(data.get("boards"), list):
+        data["boards"] = list(data["boards"])
+        for b, board in enumerate(data["boards"]):
+            positions = board.get("positions") if isinstance(board, dict) else None
+            if isinstance(positions, dict) and _is_reference(positions.get("labels")):
+                labels = expansion.labels(positions["labels"], ("boards", b, "positions", "labels"))
+                data["boards"][b] = {**board, "positions": {**positions, "labels": labels or []}}
+    if expansion.problems:
+        raise ContentError(expansion.problems)
+    return data, expansion.source, sorted(set(expansion.files))
+
+
+def strip_location(message: str) -> str:
+    """'decks[0].cards[3].count: expected ...' → 'expected ...' (the cell already says where)."""
+    return _PATH_PREFIX.sub("", message, count=1)
+
+
+__all__ = ["CellProblem", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
+           "column_letters"]
+
+
+_FILE_SCHEMA = {"type": "string", "pattern": r"\.([Cc][Ss][Vv]|[Tt][Ss][Vv]|[Xx][Ll][Ss][XxMm]|[Oo][Dd][Ss])$",
+                "description": "a CSV, XLSX or ODS file in the activity folder"}
+_READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description": "default: the first sheet"},
+                 "encoding": {"type": "string", "description": "CSV only; default: detected"},
+                 "delimiter": {"type": "string", "minLength": 1, "maxLength": 1,
+                               "description": "CSV only; default: detected"}}
+
+
+def _or_table(extra: dict[str, Any]):
+    """A JSON Schema hook: the field's own schema, or a spreadsheet reference (a file name, or `{file: ...}`)."""
+    def hook(schema: dict[str, Any]) -> None:
+        own = dict(schema)
+        title = own.pop("title", None)
+        schema.clear()
+        schema["anyOf"] = [own, _FILE_SCHEMA, {"type": "object", "required": ["file"], "additionalProperties": False,
+                                               "properties": {**_READ_OPTIONS, **extra}}]
+        if title:
+            schema["title"] = title
+    return hook
+
+
+cards_schema = _or_table({
+    "data": {"type": "array", "items": {"type": "string"}, "description": "columns whose values go to the card's data"},
+    "columns": {"type": "object", "additionalProperties": {"type": "string"},
+                "description": "heading → card field (or data.NAME)"},
+    "card": {"type": "object", "description": "fields every card has unless its row gives them"}})
+labels_schema = _or_table({"column": {"type": "string", "description": "default: the first column"}})
