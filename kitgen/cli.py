@@ -227,19 +227,17 @@ def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
                 if result.pictures:
                     click.echo(f"wrote {len(result.pictures)} card pictures in {result.pictures[0].parent}/  "
                                f"({options.png_dpi} dpi)")
-            _quality_report([result])
+            _quality_report([result], quiet)
 
 
-def _quality_report(results) -> None:
-    """Shrunk text and grayscale problems; missing glyphs are errors and never get this far."""
-    notes = [f"{Path(result.folder).name}: {n}" for result in results for n in result.quality]
-    if notes:
-        click.echo("quality report:")
-        for line in notes:
-            click.echo(f"  - {line}")
-    else:
-        click.echo("quality report: no text shrunk below its body size, no missing glyphs, "
-                   "no colour too light for grayscale")
+def _quality_report(results, quiet: bool) -> None:
+    """Shrunk text and grayscale problems (missing glyphs are errors and never get this far): a summary line with
+    the count, each kit's full list in its folder's quality.txt, and the notes themselves when there are few
+    (none with --quiet)."""
+    from kitgen.render.quality import SHOWN, report
+
+    for line in report(results, show=0 if quiet else SHOWN):
+        click.echo(line)
 
 
 def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
@@ -266,7 +264,7 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
                    err=True)
         index = None
     click.echo(summary_table(reports))
-    _quality_report([result for report in reports for result in report.results])
+    _quality_report([result for report in reports for result in report.results], quiet)
     if index:
         click.echo(f"library index: {index[0]} and {index[1]}")
     return 1 if index is None or any(report.error for report in reports) else 0
