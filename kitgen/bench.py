@@ -312,6 +312,67 @@ def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
             "bytes": 0, "ms_per_card": None}
 
 
+def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
+    """`kitgen serve growing-discard`: from saving an edit to the page refreshed, as a browser does it: the
+    server's push received, the page fetched again and every picture it names that was not fetched before
+    (pictures are named by what they show, so a browser keeps the unchanged ones). Median of at least 7 saves."""
+    import http.client
+    import queue
+    import re
+    import signal
+    import threading
+    import urllib.request
+
+    content = work / "served" / "content"
+    shutil.copytree(builtin_root() / "content", content)
+    source = content / "growing-discard.yaml"
+    original = source.read_text(encoding="utf-8")
+    process = subprocess.Popen(kitgen + ["serve", "growing-discard", "--content", str(content)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
+    walls = []
+    try:
+        for line in process.stdout:  # type: ignore[union-attr]
+            if line.startswith("serving "):
+                url = line.split()[1]
+                break
+        base = url.split("/kit/")[0]
+        host, port = base.removeprefix("http://").split(":")
+        stream = http.client.HTTPConnection(host, int(port), timeout=120)
+        stream.request("GET", "/events")
+        response = stream.getresponse()
+        pushed: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [pushed.put(raw.decode()) for raw in response
+                                         if raw.startswith(b"data:")], daemon=True).start()
+        fetched: set[str] = set()
+
+        def refresh() -> None:
+            page = urllib.request.urlopen(url, timeout=120).read().decode()
+            for picture in re.findall(r'src="(/page/[^"]+)"', page):
+                if picture not in fetched:
+                    urllib.request.urlopen(base + picture, timeout=120).read()
+                    fetched.add(picture)
+
+        pushed.get(timeout=120)
+        refresh()
+        for turn in range(max(repeat, 7)):
+            start = time.perf_counter()
+            source.write_text(original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8")
+            pushed.get(timeout=120)
+            refresh()
+            walls.append(time.perf_counter() - start)
+            time.sleep(0.2)
+        stream.close()
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return {"case": "save → refreshed page, serve", "wall": statistics.median(walls), "peak": 0, "pages": 0,
+            "bytes": 0, "ms_per_card": None}
+
+
 def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[dict]:
     """Distinct cards (200, 2,000 and 20,000), and 40 card kinds printed once and 30 times each."""
     decks = work / "decks" / "content"
@@ -461,7 +522,8 @@ def main(argv: list[str] | None = None) -> None:
         work = Path(tmp)
         rows = []
         if not args.typst_only:
-            rows = library_cases(work, kitgen, args.repeat) + [watch_case(work, kitgen, args.repeat)] \
+            rows = library_cases(work, kitgen, args.repeat) + [watch_case(work, kitgen, args.repeat),
+                                                                 serve_case(work, kitgen, args.repeat)] \
                 + deck_cases(work, kitgen, args.repeat, args.quick)
         if typst_available():
             typst_rows, notes = typst_pairs(work, kitgen, args.repeat)

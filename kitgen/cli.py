@@ -432,6 +432,60 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
 
 
 @main.command()
+@click.argument("activity_id", required=False)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: a free one).")
+@click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), help="Paper shown first.")
+@click.option("--card-size", metavar="SIZE", help="Card size shown first (default: the activity's).")
+@click.option("--class-size", type=click.IntRange(1, 500), help="Class size shown first.")
+@click.option("--lang", "language", metavar="LANG", help="Language edition shown first.")
+@click.option("--printer", metavar="NAME", help="Printer profile shown first.")
+@content_option
+@debug_option
+def serve(activity_id: str | None, port: int, paper: str | None, card_size: str | None, class_size: int | None,
+          language: str | None, printer: str | None, content_dir: Path | None, debug: bool) -> None:
+    """Show the library in your browser: every page of each kit, refreshed by itself after each save.
+
+    Listens on 127.0.0.1 only; nothing is written (the PDFs download from the page). The options can be
+    switched in the page too. Ctrl-C stops.
+
+    \b
+    Examples:
+      kitgen serve
+      kitgen serve growing-discard --paper letter
+    """
+    def run() -> None:
+        import time
+        import urllib.parse
+
+        from kitgen.library import Library
+        from kitgen.serve import KitServer, start, stop
+
+        library = Library.open(content_dir)
+        if activity_id:
+            library.find(activity_id)  # an unknown id ends the command, as in build
+        defaults = {"paper": paper.lower() if paper else None, "card_size": card_size, "lang": language,
+                    "class_size": str(class_size) if class_size else None, "printer": printer}
+        kits = KitServer(library, defaults, log=lambda line: click.echo(line, err=True))
+        if activity_id:
+            kits.kit(activity_id, kits.defaults)  # rendered before the address is printed: the first page is quick
+        server, watching = start(kits, port)
+        address = f"http://127.0.0.1:{server.server_address[1]}/"
+        if activity_id:
+            address += f"kit/{urllib.parse.quote(activity_id)}{kits._query_string(kits.defaults)}"
+        click.echo(f"serving {address}  (Ctrl-C stops)", err=True)
+        with _stopping_like_ctrl_c():
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                stop(server, watching)
+                click.echo("stopped serving", err=True)
+
+    _guarded(run, debug)
+
+
+@main.command()
 @click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4", show_default=True)
 @click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True)
 @out_option
