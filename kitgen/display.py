@@ -101,6 +101,23 @@ class Image:
     name: str = ""  # for messages
 
 
+Segment = tuple  # ("m", x, y), ("l", x, y), ("c", x1, y1, x2, y2, x3, y3) or ("h",): move, line, curve, close
+
+
+@dataclass(frozen=True)
+class Path:
+    """A vector outline of move/line/curve/close segments, stroked, filled (`even_odd`: the even-odd rule
+    instead of non-zero winding), or both; `join` is the line join (0 mitre, 1 round, 2 bevel). SVG pictures
+    are drawn as paths, so they stay sharp at any size."""
+
+    segments: tuple[Segment, ...]
+    stroke: Stroke | None = None
+    fill: Color | None = None
+    even_odd: bool = False
+    join: int = 0
+    name: str = ""  # the picture it belongs to, for messages
+
+
 @dataclass(frozen=True)
 class Clip:
     """A clipping rectangle for the group it is part of."""
@@ -129,7 +146,7 @@ class Use:
     transform: Matrix = IDENTITY
 
 
-Item = Union[Text, Line, Box, Circle, Image, Group, Use]
+Item = Union[Text, Line, Box, Circle, Image, Path, Group, Use]
 
 
 @dataclass(frozen=True)

@@ -216,7 +216,8 @@ def card_text_activity(text: str, tmp_path: Path, field: str = "text") -> Path:
 
 
 @pytest.mark.parametrize("text, what", [(" ".join(["word"] * 400), "the text does not fit on the card even at 7 pt"),
-                                        ("A unicorn \U0001F984 here", "'🦄' (U+1F984)")], ids=["too-long", "unicorn"])
+                                        ("A hieroglyph \U00013000 here", "'𓀀' (U+13000)")],
+                         ids=["too-long", "no-font-no-picture"])
 def test_unprintable_card_text_names_card_field_and_problem(text: str, what: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch):
     """Exit 2, no traceback; the message locates the card in the file, names card id, field and the problem."""

@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from kitgen.display import (IDENTITY, Box, Circle, Color, Document, Form, Group, Image, Item, Line, Page, Stroke,
-                            Text, Use, walk)
+from kitgen.display import (IDENTITY, Box, Circle, Color, Document, Form, Group, Image, Item, Line, Page, Path,
+                            Stroke, Text, Use, walk)
 from kitgen.errors import BuildError
 
 TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
@@ -110,6 +110,19 @@ def _path(kind: str, *args: float) -> str:
     path = PDFPathObject()
     getattr(path, kind)(*args)
     return path.getCode()
+
+
+def _segments(segments) -> str:
+    from reportlab.lib.rl_accel import fp_str
+
+    operators = {"m": "m", "l": "l", "c": "c", "h": "h"}
+    parts = []
+    for segment in segments:
+        kind = segment[0]
+        if kind not in operators:
+            raise BuildError(f"path segment {kind!r}: expected m, l, c or h")
+        parts.append(f"{fp_str(*segment[1:])} {kind}" if len(segment) > 1 else "h")
+    return " ".join(parts)
 
 
 _SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
@@ -209,6 +222,22 @@ class _Painter:
     def circle(self, item: Circle) -> None:
         self.paint(_path("circle", item.x, item.y, item.radius), item.stroke, item.fill)
 
+    def path(self, item: Path) -> None:
+        """A vector outline: its segments as path operators, then stroke, fill (even-odd with `*`) or both."""
+        if item.stroke is None and item.fill is None:
+            return
+        if item.stroke is not None:
+            self.set("join", item.join, f"{item.join} j")
+        code = _segments(item.segments)
+        operator = "B" if item.stroke is not None and item.fill is not None else ("S" if item.stroke else "f")
+        if item.even_odd and item.fill is not None:
+            operator += "*"
+        if item.stroke is not None:
+            self.stroke(item.stroke)
+        if item.fill is not None:
+            self.fill(item.fill)
+        self.canvas.addLiteral(f"{code} {operator}")
+
     def image(self, item: Image) -> None:
         from reportlab.lib.utils import ImageReader
 
@@ -285,7 +314,7 @@ class _Painter:
 
 
 DRAW = {Text: _Painter.text, Line: _Painter.line, Box: _Painter.box, Circle: _Painter.circle, Image: _Painter.image,
-        Group: _Painter.group, Use: _Painter.use}
+        Path: _Painter.path, Group: _Painter.group, Use: _Painter.use}
 
 
 @lru_cache(maxsize=None)

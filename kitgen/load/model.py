@@ -145,6 +145,12 @@ Scalar = Union[bool, int, float, str]
 DataValue = Union[Scalar, dict[str, Scalar]]
 
 
+Layout = Literal["text", "picture", "big-value", "word-picture", "pair"]
+"""How a card face places its parts: text (the default), picture (a large picture), big-value (the value
+large in the middle), word-picture (the name large above a picture), pair (picture and word, halves)."""
+Fit = Literal["contain", "cover"]  # a picture whole inside its box, or filling it and cut at the edges
+
+
 class CardKind(Strict):
     """One kind of card in a deck: `count` identical copies. Text fields may use `{{ field }}` from `data`."""
 
@@ -157,7 +163,18 @@ class CardKind(Strict):
     text: Text | None = None
     footer: Name | None = None
     color: Name | None = None
+    image: Name | None = None  # a PNG, JPEG or SVG file, relative to the activity's folder or the library's images/
+    picture: Name | None = None  # a picture of the emoji set, by name (chipmunk) or as the emoji itself
+    layout: Layout | None = None  # default: the deck's
+    fit: Fit | None = None  # default: the deck's
+    show_title: bool | None = None  # default: the deck's
     data: dict[str, DataValue] = {}
+
+    @model_validator(mode="after")
+    def _one_picture(self) -> "CardKind":
+        if self.image and self.picture:
+            raise PydanticCustomError("picture", "expected either image (a file) or picture (a name), not both")
+        return self
 
     @property
     def title(self) -> str:
@@ -171,6 +188,8 @@ class Back(Strict):
     subtitle: Name | None = None
     symbol: Name | None = None
     pattern: Literal["stripes", "dots", "grid", "diamonds", "plain"] = "stripes"
+    image: Name | None = None  # printed in the panel instead of the symbol
+    picture: Name | None = None
 
 
 class Generate(Strict):
@@ -205,6 +224,9 @@ class Deck(Strict):
     generate: Generate | None = None
     optional: bool = False
     note: Text | None = None
+    layout: Layout = "text"
+    fit: Fit = "contain"
+    show_title: bool = True
 
     @model_validator(mode="after")
     def _cards(self) -> "Deck":

@@ -12,10 +12,12 @@ from kitgen.display import (BLACK, WHITE, Box, Circle, Clip, Document, Form, Gro
 from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
 from kitgen.plan.imposition import PAGE_MARGIN, back_band
+from kitgen.load.images import Picture
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
 from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts, string_width
 from kitgen.render.markup import inline_markup, plain_text
+from kitgen.render.pictures import PLACEHOLDER, emoji_picture, emoji_runs, inline_emoji, placed
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
 
@@ -34,6 +36,8 @@ class Design:
     kind: str  # "face", "back" or "slip"
     pattern: str = "plain"
     stem: str = ""  # deck and card ids, for a file of its own (`supply-C2-face`)
+    picture: Picture | None = None  # the card's (or back's) picture, already found and checked
+    fit: str = "contain"  # the picture whole in its box, or `cover`: filling it, cut at the edges
 
 
 @lru_cache(maxsize=32)
@@ -57,6 +61,62 @@ def face_slots(width: float, height: float, scale: float = 1.0) -> Mapping[str, 
     })
 
 
+# The body of a face (below the header, above the kit label), part by part in each layout, with the share of
+# the height each part takes when present; a part that is absent gives its share to the others, so the face is
+# always filled from the header to the foot instead of leaving its lower third empty.
+LAYOUT_BODY: Mapping[str, tuple[tuple[str, float], ...]] = MappingProxyType({
+    "text": (("symbol", 0.35), ("caption", 0.10), ("text", 0.25), ("footer", 0.09)),
+    "picture": (("picture", 0.52), ("caption", 0.09), ("text", 0.18), ("footer", 0.08)),
+    "big-value": (("big", 0.40), ("caption", 0.10), ("text", 0.21), ("footer", 0.09)),
+    "word-picture": (("word", 0.16), ("picture", 0.44), ("caption", 0.08), ("text", 0.15), ("footer", 0.07)),
+    "pair": (("picture", 0.46), ("word", 0.22), ("caption", 0.08), ("text", 0.14), ("footer", 0.07)),
+})
+BODY_SIZES = {"symbol": 60, "big": 96, "word": 30, "caption": 12, "text": 10, "footer": 11}
+BODY_PARTS = ("word", "symbol", "big", "picture", "caption", "text", "footer")
+GAP = 0.01  # of the safe height, between two parts of the body
+
+
+@lru_cache(maxsize=256)
+def face_layout(width: float, height: float, scale: float, layout: str, parts: frozenset[str]) -> Mapping[str, Slot]:
+    """Where each present part of a face goes in `layout` (one read-only table per size, layout and parts).
+
+    The header (corner, title, mark) keeps its band when any of them is printed; the body parts share the
+    rest of the height in proportion to their shares; the corner index is one line, never wrapped."""
+    safe = Rect(0, 0, width, height).inset(SAFE_INSET)
+
+    def band(top: float, bottom: float, left: float = 0.0, right: float = 1.0) -> Rect:
+        return Rect(safe.x + left * safe.width, safe.top - bottom * safe.height,
+                    (right - left) * safe.width, (bottom - top) * safe.height)
+
+    slots: dict[str, Slot] = {}
+    header = bool(parts & {"corner", "title", "mark"})
+    if header:
+        slots["corner"] = Slot(band(0.0, 0.13, 0.0, 0.24), 16 * scale, bold=True, align="left", min_size=5)
+        slots["title"] = Slot(band(0.0, 0.13, 0.24, 0.76), 14 * scale, bold=True)
+        slots["mark"] = Slot(band(0.0, 0.13, 0.76, 1.0), 14 * scale, bold=True, align="right")
+    slots["kit"] = Slot(band(0.95, 1.0, 0.5, 1.0), 7, align="right", color=GREY)
+    top, bottom = (0.15 if header else 0.0), (0.95 if "kit" in parts else 0.985)
+    body = [(part, share) for part, share in LAYOUT_BODY[layout] if part in parts]
+    if layout == "text" and "picture" in parts:  # a picture takes the symbol's place (the symbol stays in the mark)
+        body = [("picture", 0.35)] + [(p, s) for p, s in body if p != "symbol"]
+    placed_parts = {part for part, _ in body} | ({"symbol"} if layout == "text" and "picture" in parts else set())
+    body += [(part, 0.35 if part in ("symbol", "big", "picture") else 0.12)  # a part a template adds to a layout
+             for part in BODY_PARTS if part in parts and part not in placed_parts]
+    total = sum(share for _, share in body) or 1.0
+    room = bottom - top - GAP * max(len(body) - 1, 0)
+    y = top
+    for part, share in body:
+        size = room * share / total
+        if part != "picture":
+            bold = part != "text"
+            slots[part] = Slot(band(y, y + size), BODY_SIZES[part] * (scale if part in ("caption", "text", "footer")
+                                                                      else 1.0), bold=bold)
+        else:
+            slots[part] = Slot(band(y, y + size), 0)
+        y += size + GAP
+    return MappingProxyType(slots)
+
+
 @lru_cache(maxsize=32)
 def back_slots(width: float, height: float) -> tuple[Rect, Mapping[str, Slot]]:
     """The white panel in the middle of a back and the text slots inside it (one read-only table per size)."""
@@ -65,6 +125,7 @@ def back_slots(width: float, height: float) -> tuple[Rect, Mapping[str, Slot]]:
     h = inner.height
     return panel, MappingProxyType({
         "symbol": Slot(Rect(inner.x, inner.y + h * 0.50, inner.width, h * 0.50), 40, bold=True),
+        "picture": Slot(Rect(inner.x, inner.y + h * 0.50, inner.width, h * 0.50), 0),
         "title": Slot(Rect(inner.x, inner.y + h * 0.30, inner.width, h * 0.20), 14, bold=True),
         "subtitle": Slot(Rect(inner.x, inner.y + h * 0.15, inner.width, h * 0.15), 9),
         "kit": Slot(Rect(inner.x, inner.y, inner.width, h * 0.15), 10, bold=True),
@@ -85,46 +146,74 @@ def rgb(color: str) -> tuple[float, float, float]:
     return NAMED_COLORS.get(color.lower(), (0, 0, 0))
 
 
-def _slot_items(design: Design, slots: Mapping[str, Slot]) -> list[Item]:
+# the content key each part of the card templates prints, for messages that name what the author wrote
+CONTENT_KEYS = {"corner": "value", "title": "name", "mark": "symbol", "symbol": "symbol", "big": "value",
+                "word": "name", "subtitle": "subtitle", "caption": "caption", "text": "text", "footer": "footer"}
+
+
+def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False) -> list[Item]:
     items: list[Item] = []
     for element in design.xml:
         slot = slots.get(element.tag)
         if slot is None:
             raise BuildError(f"card template: unknown part <{element.tag}>, expected one of {', '.join(slots)}")
-        text = "".join(element.itertext())
-        missing = missing_glyphs(text)
-        if missing:
-            shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
-            raise UnprintableContent(f"{design.label}, {element.tag}: the bundled font cannot draw {shown}")
+        if element.tag == "picture":
+            if design.picture is not None:
+                items += placed(design.picture, slot.box, design.fit, light)
+            continue
+        key = CONTENT_KEYS.get(element.tag, element.tag)
+        markup = inline_markup(element)
+        if element.tag == "corner":  # the index is one line: its spaces never break
+            markup = markup.replace(" ", "\u00a0")
+        pictures: dict[int, Picture] = {}
+        missing = missing_glyphs(markup)
+        if missing:  # emoji print as pictures; a character neither a font nor the set has is reported later
+            runs = emoji_runs(markup, set(missing))
+            for number, (start, end, file_key) in enumerate(runs):
+                pictures[number] = emoji_picture(file_key)
+            for start, end, _ in reversed(runs):
+                markup = markup[:start] + PLACEHOLDER + markup[end:]
         color = element.get("color") or design.xml.get("color") if element.tag in COLORED_PARTS else None
         if color:
             slot = replace(slot, color=rgb(color))
         try:
-            drawn, size = fitted_items(inline_markup(element), slot, origin=design.label)
+            drawn, size = fitted_items(markup, slot, origin=f"{design.label}, {key}")
         except DoesNotFit:
-            raise UnprintableContent(f"{design.label}, {element.tag}: the text does not fit on the card even at "
+            raise UnprintableContent(f"{design.label}, {key}: the text does not fit on the card even at "
                                      f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
-        items += drawn
+        items += inline_emoji(drawn, pictures, light) if pictures else drawn
         if element.tag == "text" and size < slot.max_size:
-            note(f"{design.label}: {element.tag} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
+            note(f"{design.label}: {key} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
         if contrast_on_white(slot.color) < MIN_CONTRAST and size < 14:
-            note(f"{design.label}: {element.tag} in colour {color} is hard to read in grayscale "
+            note(f"{design.label}: {key} in colour {color} is hard to read in grayscale "
                  f"(contrast {contrast_on_white(slot.color):.1f}:1, want {MIN_CONTRAST}:1)")
     return items
 
 
 @lru_cache(maxsize=8)
-def _face_frame(width: float, height: float, text_scale: float) -> tuple[Item, ...]:
-    """The frame and the rule under the title: the same on every face of a size."""
+def _face_frame(width: float, height: float, text_scale: float, rule: bool = True) -> tuple[Item, ...]:
+    """The frame and the rule under the header (when there is one): the same on every face of a size."""
     frame = Rect(0, 0, width, height).inset(FRAME_INSET)
     rule_y = face_slots(width, height, text_scale)["title"].box.y - mm(0.6)
-    return (Box(frame.x, frame.y, frame.width, frame.height, Stroke(0.6, GREY), radius=mm(2.5)),
-            Line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y, Stroke(0.4, GREY)))
+    outline = Box(frame.x, frame.y, frame.width, frame.height, Stroke(0.6, GREY), radius=mm(2.5))
+    if not rule:
+        return (outline,)
+    return (outline, Line(frame.x + mm(1.5), rule_y, frame.right - mm(1.5), rule_y, Stroke(0.4, GREY)))
+
+
+def _face_slots(design: Design, width: float, height: float, scale: float) -> Mapping[str, Slot]:
+    """The slots of this face's layout for the parts its template printed."""
+    layout = design.xml.get("layout", "text")
+    if layout not in LAYOUT_BODY:
+        raise BuildError(f"{design.label}: card template: unknown layout {layout!r}, expected one of "
+                         f"{', '.join(LAYOUT_BODY)}")
+    return face_layout(width, height, scale, layout, frozenset(element.tag for element in design.xml))
 
 
 def _face(design: Design, width: float, height: float, style: Style, bleed: float) -> list[Item]:
-    return [*_face_frame(width, height, style.text_scale),
-            *_slot_items(design, face_slots(width, height, style.text_scale))]
+    slots = _face_slots(design, width, height, style.text_scale)
+    return [*_face_frame(width, height, style.text_scale, "title" in slots),
+            *_slot_items(design, slots, style.light)]
 
 
 @lru_cache(maxsize=32)
@@ -167,7 +256,7 @@ def _back(design: Design, width: float, height: float, style: Style, bleed: floa
         art = (width + 2 * bleed, height + 2 * bleed)
         items = [Group(_pattern(design.pattern, *art), translate(-bleed, -bleed), Clip(-bleed, -bleed, *art)),
                  Box(panel.x, panel.y, panel.width, panel.height, outline, WHITE, radius=mm(2))]
-    return items + _slot_items(design, slots)
+    return items + _slot_items(design, slots, style.light)
 
 
 def _slip(design: Design, width: float, height: float, style: Style, bleed: float) -> list[Item]:

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import gettext
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
 import jinja2
 
 from kitgen.checks import CheckedKit
+from kitgen.load.images import Picture
 from kitgen.load.model import Activity
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
@@ -18,6 +20,21 @@ from kitgen.render.documents import render_document
 from kitgen.render.markup import render_template
 from kitgen.results import OutputFile, Role
 from kitgen.units import PAPER_SIZES, to_mm
+
+
+def picture_credits(files: list[OutputFile]) -> str:
+    """The credit lines the pictures printed in `files` require (read from what is drawn), joined."""
+    from kitgen.display import Path as Drawn, walk
+    from kitgen.render.pictures import EMOJI_CREDIT, EMOJI_SET
+
+    for file in files:
+        document = file.document
+        if document is None:
+            continue
+        forms = [form.items for form in document.forms.values()] + [page.items for page in document.pages]
+        if any(isinstance(item, Drawn) and item.name.startswith(EMOJI_SET) for items in forms for item in walk(items)):
+            return EMOJI_CREDIT
+    return ""
 
 
 def root_templates(activity: Activity) -> set[str]:
@@ -101,9 +118,38 @@ class KitRenderer:
         player = self.gettext("Player %(n)d") % {"n": seat.player} if seat.player else ""
         return " · ".join(part for part in (player, self.kit_label(seat.kit)) if part)
 
+    @cached_property
+    def pictures(self) -> dict[tuple, Picture]:
+        """Every card's and back's picture, found and checked once; every bad one reported at once, located."""
+        from kitgen.errors import ContentError
+        from kitgen.load.images import PictureError, library_root, read_picture
+        from kitgen.load.problems import dotted
+        from kitgen.render.pictures import named_picture
+
+        loaded = self.checked.loaded
+        root = library_root(loaded.path)
+        found: dict[tuple, Picture] = {}
+        problems = []
+        for d, deck in enumerate(self.activity.decks):
+            owners = [(("decks", d, "back"), deck.back)]
+            owners += [(("decks", d, "cards", k), card) for k, card in enumerate(deck.cards)]
+            for loc, owner in owners:
+                if not (owner.image or owner.picture):
+                    continue
+                key = "image" if owner.image else "picture"
+                try:
+                    found[loc] = read_picture(owner.image, loaded.folder, root) if owner.image \
+                        else named_picture(owner.picture)
+                except PictureError as error:
+                    problems.append(loaded.source.problem(loc + (key,), f"{dotted(loc + (key,))}: {error}"))
+        if problems:
+            raise ContentError(problems)
+        return found
+
     def deck_file(self, deck_file: DeckFile) -> OutputFile:
         _ = self.gettext
         activity = self.activity
+        pictures = self.pictures
         faces, backs = {}, {}
         for d, deck in enumerate(activity.decks):
             if deck.id not in deck_file.deck_ids:
@@ -114,13 +160,17 @@ class KitRenderer:
             for kit in self.plan.kit_numbers:
                 label = self.kit_label(kit)
                 prefix = f"kit{kit}-{deck.id}" if kit else deck.id
+                back_picture = pictures.get(("decks", d, "back"))
                 backs[(d, kit)] = Design(back_where, render_template(
-                    self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity, kit=label),
-                    "back", deck.back.pattern, f"{prefix}-back")
+                    self.env, "card-back.xml.j2", deck=deck, back=deck.back, activity=activity, kit=label,
+                    picture=back_picture is not None), "back", deck.back.pattern, f"{prefix}-back", back_picture)
                 for k, card, texts, where in cards:
+                    picture = pictures.get(("decks", d, "cards", k))
+                    show_title = card.show_title if card.show_title is not None else deck.show_title
                     faces[(d, k, kit)] = Design(where, render_template(
-                        self.env, "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label),
-                        "face", stem=f"{prefix}-{card.id}")
+                        self.env, "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label,
+                        layout=card.layout or deck.layout, show_title=show_title, picture=picture is not None),
+                        "face", stem=f"{prefix}-{card.id}", picture=picture, fit=card.fit or deck.fit)
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
             several = sum(d.optional for d in activity.decks) > 1
@@ -166,7 +216,7 @@ class KitRenderer:
             files.append(OutputFile(Path(name), Role.MAT, len(document.pages), document=document))
         return files
 
-    def document(self, template: str, role: Role, label: str, **context) -> OutputFile:
+    def document(self, template: str, role: Role, label: str, picture_credits: str = "", **context) -> OutputFile:
         _ = self.gettext
         activity = self.activity
         seats = [{"label": self.seat_label(seat), "kit": seat.kit, "player": seat.player} for seat in self.plan.seats]
@@ -178,7 +228,7 @@ class KitRenderer:
         rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
                                    title=f"{activity.title} · {label}",
                                    footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}",
-                                   credits=activity.credits or "")
+                                   credits=" · ".join(c for c in (activity.credits, picture_credits) if c))
         return OutputFile(Path(self.file_name(role.value)), role, len(rendered.document.pages),
                           document=rendered.document)
 
@@ -227,4 +277,4 @@ class KitRenderer:
             card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
             player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
-            totals=self.totals(files))
+            totals=self.totals(files), picture_credits=picture_credits(files))
