@@ -21,11 +21,12 @@ class ActivityReport:
     error: str | None = None
     exit_code: int = 0
     thumbnails: dict[str, bytes] = field(default_factory=dict)  # kit folder name → JPEG of its first card sheet
+    failed_editions: dict[str, str] = field(default_factory=dict)  # language → why that edition failed (others built)
 
     @property
     def status(self) -> str:
         if self.error:
-            return "failed"
+            return "partly built" if self.results and any(not r.skipped for r in self.results) else "failed"
         return "up to date" if all(r.skipped for r in self.results) else "built"
 
 
@@ -75,13 +76,19 @@ def _editions(files: dict[str, Path], stale: list[str]) -> list[Edition]:
     return sorted(units, key=lambda unit: -unit.cost)
 
 
-def _merge(activity_id: str, ordered: list[ActivityReport]) -> ActivityReport:
-    """One activity's report from its editions' reports, in language order (the first error wins)."""
-    failed = next((part for part in ordered if part.error), None)
+def _merge(activity_id: str, ordered: list[tuple[str | None, ActivityReport]]) -> ActivityReport:
+    """One activity's report from its editions' reports, in language order: the editions that were built keep their
+    results; each one that failed is named with its error (the report's error lists them all)."""
+    failed = {language or "": part for language, part in ordered if part.error}
+    report = ActivityReport(activity_id, [r for _, part in ordered for r in part.results],
+                            thumbnails={k: v for _, part in ordered for k, v in part.thumbnails.items()})
     if failed:
-        return ActivityReport(activity_id, error=failed.error, exit_code=failed.exit_code)
-    return ActivityReport(activity_id, [r for part in ordered for r in part.results],
-                          thumbnails={k: v for part in ordered for k, v in part.thumbnails.items()})
+        several = len(ordered) > 1
+        report.failed_editions = {language: part.error or "" for language, part in failed.items() if language}
+        report.error = "\n".join(f"{activity_id} ({language} edition): {part.error}" if several and language
+                                 else part.error or "" for language, part in failed.items())
+        report.exit_code = max(part.exit_code for part in failed.values())
+    return report
 
 
 def _warm_up(library: Library, languages: set[str]) -> None:
@@ -177,7 +184,8 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
         parts[unit.activity_id][unit.language] = report
         if len(parts[unit.activity_id]) == expected[unit.activity_id]:
             done = parts[unit.activity_id]
-            reports[unit.activity_id] = _merge(unit.activity_id, [done[language] for language in sorted(done, key=str)])
+            reports[unit.activity_id] = _merge(unit.activity_id, [(language, done[language])
+                                                                  for language in sorted(done, key=str)])
             if on_done:
                 on_done(reports[unit.activity_id])
 
@@ -211,17 +219,20 @@ def summary_table(reports: list[ActivityReport]) -> str:
     """A plain-text table: activity, files, pages, sheets of paper and of card stock, status."""
     rows = [("activity", "files", "pages", "paper", "card stock", "status")]
     for report in reports:
-        for result in report.results or [None]:
-            name = report.activity_id if result is None else Path(result.folder).name
-            if result is None:
-                rows.append((name, "-", "-", "-", "-", "failed"))
-            else:
-                rows.append((name, str(len(result.files)), str(result.pages), str(result.sheets(False)),
-                             str(result.sheets(True)), "up to date" if result.skipped else "built"))
+        for result in report.results:
+            rows.append((Path(result.folder).name, str(len(result.files)), str(result.pages),
+                         str(result.sheets(False)), str(result.sheets(True)),
+                         "up to date" if result.skipped else "built"))
+        if report.error:  # the activity, or each edition that failed
+            for language in report.failed_editions or {"": ""}:
+                shown = f"{report.activity_id} ({language})" if language else report.activity_id
+                rows.append((shown, "-", "-", "-", "-", "failed"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     built = sum(r.status == "built" for r in reports)
     fresh = sum(r.status == "up to date" for r in reports)
     failed = sum(r.status == "failed" for r in reports)
-    lines.append(f"{built} built, {fresh} up to date, {failed} failed")
+    partly = sum(r.status == "partly built" for r in reports)
+    lines.append(f"{built} built, {fresh} up to date, {failed} failed"
+                 + (f", {partly} with a failed edition" if partly else ""))
     return "\n".join(lines)

@@ -5,12 +5,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kitgen.checks import check_activity
-from kitgen.errors import ContentError, PlanError, UnprintableContent
+from kitgen.errors import ContentError, KitgenError, PlanError, UnprintableContent
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.load.editions import editions, own_language
 from kitgen.load.problems import dotted
-from kitgen.locale import translations
+from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
 from kitgen.results import BuildOptions, BuildResult, OutputFile, Role, kit_folder_name, kits_for_class
 
 
@@ -23,12 +23,17 @@ def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
     return loaded
 
 
-def check(activity_id: str, library: Library | None = None) -> None:
-    """Validate every edition of an activity and run its content checks, without rendering."""
+def check(activity_id: str, library: Library | None = None, language: str | None = None) -> None:
+    """Validate every edition of an activity (or the one in `language`) and run its content checks, without
+    rendering; an edition whose language has no catalog fails here as its build would."""
     library = library or Library.open()
     path = library.find(activity_id)
-    for language in editions(path):
-        check_activity(_load(activity_id, path, language))
+    for lang in [language] if language else editions(path):
+        loaded = _load(activity_id, path, lang)
+        check_activity(loaded)
+        problem = missing_catalog(loaded.activity.language, library_locale(library.content))
+        if problem:
+            raise ContentError([loaded.source.problem(("language",), problem)])
 
 
 def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
@@ -58,8 +63,16 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
         if fresh is not None:
             return fresh
     languages = editions(path)
-    return [build_loaded(_load(activity_id, path, lang), options, library, several_editions=len(languages) > 1)
-            for lang in languages]
+    results, failed = [], []
+    for lang in languages:  # an edition that fails does not stop the others; its error is raised after them
+        try:
+            results.append(build_loaded(_load(activity_id, path, lang), options, library,
+                                        several_editions=len(languages) > 1))
+        except KitgenError as error:
+            failed.append(error)
+    if failed:
+        raise failed[0]
+    return results
 
 
 @dataclass
@@ -98,9 +111,17 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
             raise
         raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
     stem = kit_folder_name(activity.id, activity.language, several_editions)
-    env = environment(tuple(library.template_dirs(loaded.folder)), activity.language)
+    catalogs = library_locale(library.content)
+    env = environment(tuple(library.template_dirs(loaded.folder)), activity.language, catalogs)
     with collecting() as quality:
-        files = KitRenderer(checked, plan, env, stem, translations(activity.language), resolved.style).render()
+        files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
+                            resolved.style).render()
+    untranslated = missing_strings(activity.language, catalogs)
+    if untranslated:  # printed in English: the catalog says which to fill in
+        shown = "; ".join(repr(text[:40] + ("…" if len(text) > 40 else "")) for text in untranslated[:3])
+        quality.append(f"{len(untranslated)} fixed string(s) have no {activity.language!r} translation and are "
+                       f"printed in English: {shown}{' …' if len(untranslated) > 3 else ''} "
+                       f"(kitgen translate {activity.language} writes a catalog to fill in)")
     problems = leak_problems(host_secrets(activity), files, loaded.source)
     if problems:
         raise ContentError(problems)
@@ -115,7 +136,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
                "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
     inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
-                          options.recorded())
+                          options.recorded(), catalogs)
     record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
               "summary": summary}
     return RenderedKit(options.out_dir / stem, files, record)

@@ -172,6 +172,7 @@ def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
     A usage error in the first build (an unknown activity, a bad option) ends the command, as without --watch;
     later (an activity file removed while watching) it is shown and waited out like the others.
     """
+    from kitgen.locale import library_locale
     from kitgen.watch import watch
 
     def rebuild(files: list[str]) -> None:
@@ -189,7 +190,8 @@ def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
 
     with _stopping_like_ctrl_c():
         try:
-            watch(lambda: [library.content, *library.template_dirs()], rebuild, skip=[out_dir])
+            watch(lambda: [library.content, *library.template_dirs(), *library_locale(library.content)], rebuild,
+                  skip=[out_dir])
         except KeyboardInterrupt:
             click.echo("stopped watching; every output file is either complete or as it was before", err=True)
 
@@ -284,9 +286,11 @@ class _NoBar:
 @main.command()
 @click.argument("activity_id", required=False)
 @click.option("--all", "check_all", is_flag=True, help="Check every activity in the library.")
+@click.option("--lang", "language", metavar="LANG", help="Check only this language edition (default: all).")
 @content_option
 @debug_option
-def check(activity_id: str | None, check_all: bool, content_dir: Path | None, debug: bool) -> None:
+def check(activity_id: str | None, check_all: bool, language: str | None, content_dir: Path | None,
+          debug: bool) -> None:
     """Validate an activity (every edition) and run its content checks, without rendering.
 
     \b
@@ -305,7 +309,7 @@ def check(activity_id: str | None, check_all: bool, content_dir: Path | None, de
         failed: list[str] = []
         for one in ids:
             try:
-                check_activity(one, library)
+                check_activity(one, library, language)
                 click.echo(f"{one}: ok")
             except ContentError as error:
                 click.echo(str(error), err=True)
@@ -376,14 +380,17 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
 
 @main.command()
 @click.argument("activity_id")
+@click.option("--from", "table", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A CSV, XLSX or ODS file whose rows become the cards (copied into the new activity's folder).")
 @content_option
 @debug_option
-def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
+def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: bool) -> None:
     """Start a new activity from a commented example that builds at once.
 
     \b
-    Example:
+    Examples:
       kitgen new my-card-game && kitgen build my-card-game
+      kitgen new animal-sort --from animals.csv
     """
     def run() -> None:
         from kitgen.library import builtin_root, own_content_dir
@@ -391,7 +398,7 @@ def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
 
         folder = own_content_dir(content_dir)
         started = not folder.is_dir()
-        path = scaffold(folder, activity_id)
+        path = scaffold(folder, activity_id, table)
         click.echo(f"wrote {path}; build it with: kitgen build {activity_id}")
         if started and content_dir is None:
             click.echo(f"started your own library in {folder}/: from this folder kitgen now reads activities there "
@@ -408,8 +415,9 @@ def new(activity_id: str, content_dir: Path | None, debug: bool) -> None:
 @content_option
 @out_option
 @debug_option
+@click.option("--lang", "language", metavar="LANG", help="Preview only this language edition (default: all).")
 def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
-            large_print, content_dir: Path | None, out_dir: Path, debug: bool) -> None:
+            large_print, content_dir: Path | None, out_dir: Path, debug: bool, language: str | None = None) -> None:
     """Build an activity (if needed) and write a PNG of every page next to its PDFs.
 
     \b
@@ -424,7 +432,12 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
         options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True,
                                **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
                                                 large_print))
-        for result in build_all_editions(activity_id, options, Library.open(content_dir)):
+        from kitgen.build import build as build_kit
+
+        library = Library.open(content_dir)
+        results = ([build_kit(activity_id, options, library, language)] if language
+                   else build_all_editions(activity_id, options, library))
+        for result in results:
             for png in write_previews(result, dpi):
                 click.echo(f"wrote {png}")
 
@@ -481,6 +494,35 @@ def serve(activity_id: str | None, port: int, paper: str | None, card_size: str 
             except KeyboardInterrupt:
                 stop(server, watching)
                 click.echo("stopped serving", err=True)
+
+    _guarded(run, debug)
+
+
+@main.command()
+@click.argument("language")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write it (default: locale/LANG.po beside the content folder, where builds look).")
+@content_option
+@debug_option
+def translate(language: str, output: Path | None, content_dir: Path | None, debug: bool) -> None:
+    """Write a catalog to fill in for LANGUAGE: every fixed string kitgen prints, with its English text.
+
+    \b
+    Example:
+      kitgen translate nl   # then fill in locale/nl.po and build an activity.nl.yaml edition
+    """
+    def run() -> None:
+        from kitgen.library import own_content_dir
+        from kitgen.locale import catalog_template
+        from kitgen.write import write_atomic
+
+        if not re.fullmatch(r"[a-z]{2}", language):
+            raise UsageError(f"expected a two-letter language code such as nl or pt, got {language!r}")
+        target = output or own_content_dir(content_dir).parent / "locale" / f"{language}.po"
+        if target.exists():
+            raise UsageError(f"{target} already exists; edit it, or remove it to start again")
+        write_atomic(target, catalog_template(language))
+        click.echo(f"wrote {target}: fill in each msgstr; an empty one is printed in English")
 
     _guarded(run, debug)
 

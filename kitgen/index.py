@@ -18,6 +18,13 @@ STALE = "Not rebuilt: its content has errors (see the build's report). These are
 STALE_MARK = 'class="stale"'  # an index with such an entry is written again even when every kit is up to date
 
 
+def edition_failed(language: str, error: str) -> str:
+    """The warning on the last good kit of an edition that failed while the activity's other editions were built."""
+    first = error.strip().splitlines()[0] if error.strip() else "an error"
+    return (f"The {language!r} edition was not rebuilt: {first} These are the files of its last good build; "
+            "the other editions are up to date.")
+
+
 def pages(count: int) -> str:
     return f"{count} page" if count == 1 else f"{count} pages"
 
@@ -34,11 +41,23 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
     from kitgen.load import load_activity
 
     entries = []
+    failures: list[tuple[str, str]] = []  # what failed and left no kit to list
     for report in reports:
-        # an activity whose content has errors keeps its last good kits, listed with a warning
-        results, warning = (last_good_results(report.activity_id, out_dir), STALE) if report.error \
-            else (report.results, None)
-        for result in results:
+        # an activity whose content has errors keeps its last good kits, listed with a warning; when only some
+        # editions failed, the others are listed as built and each failed one says why
+        listed = [(result, None) for result in report.results]
+        if report.error and report.failed_editions:
+            listed += [(result, edition_failed(result.language, report.failed_editions[result.language]))
+                       for result in last_good_results(report.activity_id, out_dir)
+                       if result.language in report.failed_editions]
+        elif report.error:
+            listed = [(result, STALE) for result in last_good_results(report.activity_id, out_dir)]
+        shown = {result.language for result, _ in listed}
+        failures += [(f"{report.activity_id} ({language})", error) for language, error in report.failed_editions.items()
+                     if language not in shown]
+        if report.error and not report.failed_editions and not listed:
+            failures.append((report.activity_id, report.error))
+        for result, warning in listed:
             if result.summary:
                 activity = SimpleNamespace(**result.summary)
             else:  # a manifest from an older kitgen
@@ -46,7 +65,7 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
             picture = report.thumbnails.get(result.folder.name) or thumbnail(result)
             entries.append((activity, result, picture, warning))
     write_atomic(pdf_path, _catalogue_pdf(entries))
-    write_atomic(html_path, _catalogue_html(entries, out_dir).encode("utf-8"))
+    write_atomic(html_path, _catalogue_html(entries, out_dir, failures).encode("utf-8"))
     return pdf_path, html_path
 
 
@@ -58,7 +77,7 @@ def thumbnail(result) -> bytes:
     return first_page_jpeg(first.path, 220)
 
 
-def _catalogue_html(entries, out_dir: Path) -> str:
+def _catalogue_html(entries, out_dir: Path, failures: list[tuple[str, str]] = ()) -> str:
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Activity library</title>',
              "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}li{margin:.2em 0}</style>",
              "</head><body><h1>Activity library</h1>"]
@@ -72,6 +91,12 @@ def _catalogue_html(entries, out_dir: Path) -> str:
             link = file.path.relative_to(out_dir).as_posix()
             parts.append(f'<li><a href="{html.escape(link)}">{html.escape(file.path.name)}</a> — '
                          f"{html.escape(ROLE_NAMES.get(file.role, file.role))}, {pages(file.pages)}</li>")
+        parts.append("</ul>")
+    if failures:
+        parts.append("<h2>Not built</h2><ul>")
+        for name, error in failures:
+            first = error.strip().splitlines()[0] if error.strip() else "an error"
+            parts.append(f"<li {STALE_MARK}><strong>{html.escape(name)}</strong>: {html.escape(first)}</li>")
         parts.append("</ul>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -7,7 +7,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import re
-from kitgen.locale import LOCALE_DIR
 from kitgen.render.fonts import FONT_DIR
 from kitgen.write import MANIFEST, UNFINISHED
 
@@ -22,6 +21,8 @@ def file_hash(path: Path) -> str:
     stat = path.stat()
     return _hash(str(path), stat.st_mtime_ns, stat.st_size)
 
+
+ABSENT = "absent"  # recorded for a file whose appearance must rebuild the kit (a library's new catalog)
 
 _REFERENCE = re.compile(r"""{%-?\s*(?:extends|include|import|from)\s+["']([^"']+)["']""")
 
@@ -63,19 +64,23 @@ def templates_used(dirs: list[Path], roots: set[str]) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def input_record(content_files: list[Path], templates: dict[str, str], language: str, options: dict) -> dict:
-    """Everything whose change must rebuild the kit, as plain JSON data."""
+def input_record(content_files: list[Path], templates: dict[str, str], language: str, options: dict,
+                 catalog_folders: tuple[Path, ...] = ()) -> dict:
+    """Everything whose change must rebuild the kit (content files with their spreadsheets, templates, fonts, the
+    language's catalogs in the library and in kitgen), as plain JSON data."""
     from kitgen import __version__
+    from kitgen.locale import catalog_files
 
     files = [*content_files, *(Path(p) for p in templates.values()), *sorted(FONT_DIR.glob("*.ttf"))]
-    catalog = LOCALE_DIR / language / "LC_MESSAGES" / "kitgen.po"
-    if catalog.exists():
-        files.append(catalog)
+    files += catalog_files(language, catalog_folders)
+    from kitgen.locale import _candidates
+
+    absent = [path for folder in catalog_folders for path in _candidates(folder, language) if not path.is_file()]
     return {
         "kitgen": __version__,
         "options": options,
         "templates": templates,
-        "files": {str(path): file_hash(path) for path in files},
+        "files": {**{str(path): file_hash(path) for path in files}, **{str(path): ABSENT for path in absent}},
     }
 
 
@@ -137,6 +142,10 @@ def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
         return False
     for name, digest in inputs.get("files", {}).items():
         path = Path(name)
+        if digest == ABSENT:  # a library catalog that did not exist then: one added since rebuilds the kit
+            if path.exists():
+                return False
+            continue
         if not path.is_file() or file_hash(path) != digest:
             return False
     return all(str(resolve_template(template_dirs, name) or "") == resolved

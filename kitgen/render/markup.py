@@ -73,17 +73,17 @@ LIMITS = Limits("template", steps=500_000, chars=20_000_000, value=5_000_000, se
                 total_steps=2_000_000, total_chars=100_000_000, total_seconds=20.0)
 
 
-def environment(template_dirs: tuple[Path, ...], language: str) -> BoundedSandbox:
+def environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[Path, ...] = ()) -> BoundedSandbox:
     """The one Jinja environment for kitgen's templates: sandboxed (templates may come with content),
     autoescape, strict undefined, gettext, and a budget (`kitgen.budget`) that starts again here: each
     kit's build asks for its environment once."""
-    env = _environment(template_dirs, language)
+    env = _environment(template_dirs, language, catalogs)
     env.ledger.reset()
     return env
 
 
 @lru_cache(maxsize=32)
-def _environment(template_dirs: tuple[Path, ...], language: str) -> BoundedSandbox:
+def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[Path, ...] = ()) -> BoundedSandbox:
     from kitgen.locale import translations
 
     env = BoundedSandbox(
@@ -97,7 +97,7 @@ def _environment(template_dirs: tuple[Path, ...], language: str) -> BoundedSandb
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_translations(translations(language, catalogs), newstyle=True)  # type: ignore[attr-defined]
     return env
 
 
