@@ -283,7 +283,7 @@ class KitServer:
                     parts.append(f'<li><code class=where>{html.escape(entry["file"])}:{entry["line"]}:'
                                  f'{entry["column"]}</code>: {html.escape(entry["message"])}'
                                  f'<pre class=source>{entry["line"]:>4} | {html.escape(entry["text"])}\n'
-                                 f'{" " * (6 + max(entry["column"] - 1, 0))}^</pre></li>')
+                                 f'{" " * (7 + max(entry["column"] - 1, 0))}^</pre></li>')
                 else:
                     parts.append(f"<li>{html.escape(entry['message'])}</li>")
             parts.append("</ul>" + ("<p>Below: the last good pages.</p>" if shown.files else "") + "</section>")
@@ -293,7 +293,7 @@ class KitServer:
         query_string = self._query_string(shown.query)
         for file in shown.files:
             href = f"/kit/{urllib.parse.quote(activity_id)}/{urllib.parse.quote(file.name)}{query_string}"
-            parts.append(f'<section class=file data-role="{file.role}"><h2>{html.escape(str(file.role))} '
+            parts.append(f'<section class=file data-role="{file.role}"><h2>{html.escape(file.role.value.replace("-", " "))} '
                          f'<small>{html.escape(file.name)}, {file.pages} page{"s" if file.pages != 1 else ""} · '
                          f'<a href="{html.escape(href)}" download>download PDF</a></small></h2><div class=pages>')
             for number, fingerprint in enumerate(file.fingerprints, 1):
@@ -337,7 +337,7 @@ class KitServer:
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 h1{margin:.2em 0} h2{font-size:1.1em;margin:1.2em 0 .4em} small{font-weight:normal;color:#555}
-.options label{margin-right:1.2em} .status{color:#555}
+.options label{margin-right:1.2em} .options input{width:5em} .status{color:#555}
 .pages{display:flex;flex-wrap:wrap;gap:10px}
 .pages img{width:223px;border:1px solid #bbb;box-shadow:0 1px 3px #0002;background:#fff}
 .error{border:2px solid #b00020;background:#fff3f3;padding:.2em 1em;margin:1em 0}
