@@ -74,8 +74,8 @@ def editions(content: Path) -> dict[str, dict]:
 
 
 def test_the_library_holds_the_editions_these_tests_expect():
-    assert set(editions(CONTENT)) == {"growing-discard", "junkyard-robots", "needle-in-a-card-stack",
-                                      "trash-en", "trash-ro"}
+    assert set(editions(CONTENT)) == {"animal-habitats", "growing-discard", "junkyard-robots",
+                                      "needle-in-a-card-stack", "times-table-pairs", "trash-en", "trash-ro"}
     with_slips = [i for i in activity_ids(CONTENT) if "slips" in read_yaml(
         CONTENT / f"{i}.yaml" if (CONTENT / f"{i}.yaml").is_file() else CONTENT / i / "activity.yaml")]
     assert with_slips == [SLIP_USER]
