@@ -257,3 +257,24 @@ def test_the_library_example_reads_its_cards_from_a_csv_and_an_xlsx(tmp_path: Pa
     cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)
     assert "What is 4 times 7?" in text and text.count("the answer") == 20
+
+
+def test_new_from_a_spreadsheet_maps_its_columns_and_builds(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from kitgen.cli import main
+
+    sheet = tmp_path / "animals.xlsx"
+    write_xlsx(sheet, {"Animals": [["id", "name", "count", "habitat"], ["cat", "Cat", 3, "house"],
+                                   ["owl", "Owl", 1, "wood"]]})
+    content = tmp_path / "lib" / "content"
+    done = CliRunner().invoke(main, ["new", "animal-sort", "--from", str(sheet), "--content", str(content)])
+    assert done.exit_code == 0, done.output
+    activity = (content / "animal-sort" / "activity.yaml").read_text(encoding="utf-8")
+    assert "      file: animals.xlsx\n      sheet: Animals\n      data: [habitat]" in activity
+    assert "#   habitat: data: {{ habitat }} in a card's texts (row 1: 'house')" in activity
+    assert (content / "animal-sort" / "animals.xlsx").read_bytes() == sheet.read_bytes()
+    result = build("animal-sort", BuildOptions(out_dir=tmp_path / "out"), Library(content))
+    cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
+    text = " ".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)
+    assert text.count("Cat") == 3 and text.count("Owl") == 1
