@@ -7,9 +7,18 @@ from types import SimpleNamespace
 
 from click.testing import CliRunner
 
-from kitgen.bench import synthetic_activity
+from kitgen.bench import ACTIVITY
 from kitgen.cli import main
 from kitgen.render.quality import REPORT_FILE, report
+
+
+def deck(content: Path, name: str, cards: int, words: int = 120) -> Path:
+    """An activity of `cards` cards whose bodies of `words` words shrink on a poker card (and still fit)."""
+    body = " ".join(f"word{i % 7}" for i in range(words))
+    lines = [f'      - {{id: c{i:03d}, count: 1, name: Card {i}, text: "{body}"}}' for i in range(cards)]
+    path = content / f"{name}.yaml"
+    path.write_text(ACTIVITY.format(id=name, cards="\n".join(lines)), encoding="utf-8")
+    return path
 
 
 def _build(content: Path, out: Path, *args: str) -> str:
@@ -21,14 +30,14 @@ def _build(content: Path, out: Path, *args: str) -> str:
 def test_a_deck_of_shrunk_texts_prints_one_summary_line_and_writes_the_list_to_the_kit_folder(tmp_path: Path):
     content, out = tmp_path / "content", tmp_path / "out"
     content.mkdir()
-    synthetic_activity(content, "deck", 200)  # bodies of 22–36 words: most shrink on a poker card
+    deck(content, "deck", 200)
     printed = _build(content, out, "deck", "-q")
     listed = (out / "deck" / REPORT_FILE).read_text(encoding="utf-8").splitlines()
-    assert len(listed) > 20, "most texts shrink"
+    assert len(listed) == 200, "every text shrinks"
     assert all(" shrunk to " in line for line in listed) and len(set(listed)) == len(listed)
     assert printed.splitlines() == [f"quality report: {len(listed):,} notes ({len(listed):,} texts shrunk below their "
                                     f"body size), full list in {out / 'deck' / REPORT_FILE}"]
-    assert "c00001" not in printed
+    assert "c001" not in printed
 
     # without -q: still the summary, not hundreds of notes
     printed = _build(content, out, "deck", "--force")
@@ -39,8 +48,7 @@ def test_a_deck_of_shrunk_texts_prints_one_summary_line_and_writes_the_list_to_t
 def test_a_few_notes_are_also_listed_and_a_kit_without_notes_leaves_no_stale_list(tmp_path: Path):
     content, out = tmp_path / "content", tmp_path / "out"
     content.mkdir()
-    synthetic_activity(content, "deck", 1)
-    source = content / "deck.yaml"
+    source = deck(content, "deck", 1)
     text = source.read_text(encoding="utf-8")
     printed = _build(content, out, "deck")
     notes = (out / "deck" / REPORT_FILE).read_text(encoding="utf-8").splitlines()
@@ -49,8 +57,7 @@ def test_a_few_notes_are_also_listed_and_a_kit_without_notes_leaves_no_stale_lis
         in printed
     assert _build(content, out, "deck", "-q", "--force").splitlines() == \
         [f"quality report: 1 note (1 text shrunk below its body size), full list in {out / 'deck' / REPORT_FILE}"]
-    body = text.split('text: "')[1].split('"')[0]
-    source.write_text(text.replace(body, "Short."), encoding="utf-8")
+    source.write_text(text.replace(text.split('text: "')[1].split('"')[0], "Short."), encoding="utf-8")
     printed = _build(content, out, "deck")
     assert "quality report: no text shrunk below its body size" in printed
     assert not (out / "deck" / REPORT_FILE).exists(), "the list of an earlier build is gone"
@@ -60,7 +67,7 @@ def test_build_all_ends_with_one_summary_line_for_the_library(tmp_path: Path):
     content, out = tmp_path / "content", tmp_path / "out"
     content.mkdir()
     for name in ("one", "two"):
-        synthetic_activity(content, name, 1)
+        deck(content, name, 1)
     printed = _build(content, out, "--all", "-q").splitlines()
     summary = [line for line in printed if line.startswith("quality report")]
     assert summary == [f"quality report: 2 notes in 2 kits (2 texts shrunk below their body size), each kit's full "
