@@ -150,13 +150,16 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
                                kits=kits, class_size=class_size, png_dpi=png_dpi,
                                **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
-                                                large_print))
+                                                large_print)).placed()  # not the default: out/variants/<name>/
 
         def build_once() -> int:
-            if build_all:
-                return _build_all(library, options, jobs, quiet)
-            _build_some(library, options, activity_ids, language, quiet)
-            return 0
+            try:
+                if build_all:
+                    return _build_all(library, options, jobs, quiet)
+                _build_some(library, options, activity_ids, language, quiet)
+                return 0
+            finally:
+                _kits_page(out_dir, quiet)
 
         if watch:
             _watch(library, out_dir, build_once)
@@ -164,6 +167,20 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
             sys.exit(1)  # some kits failed; the others were built
 
     _guarded(run, debug)
+
+
+def _kits_page(out_dir: Path, quiet: bool) -> None:
+    """The list of every kit in the output folder, each variant with its paper and class size, after every build."""
+    from kitgen.index import write_kits_page
+
+    if out_dir.is_dir():
+        try:
+            page = write_kits_page(out_dir)
+        except OSError as error:
+            click.echo(f"error: {describe_os_error(error)}", err=True)
+            return
+        if not quiet:
+            click.echo(f"every kit built: {page}")
 
 
 def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
@@ -411,14 +428,20 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
 @click.argument("activity_id")
 @click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4", show_default=True)
 @click.option("--dpi", type=click.IntRange(20, 300), default=50, show_default=True, help="Resolution of the PNGs.")
+@click.option("--card-size", metavar="SIZE", help="As for build: poker, bridge, mini, tarot or WxH such as 63x88mm.")
+@click.option("--class-size", type=click.IntRange(1, 500), help="As for build: the kits of a class.")
+@click.option("--kits", type=click.IntRange(1, 60), default=1, show_default=True, help="As for build.")
 @print_options
 @content_option
 @out_option
 @debug_option
 @click.option("--lang", "language", metavar="LANG", help="Preview only this language edition (default: all).")
 def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
-            large_print, content_dir: Path | None, out_dir: Path, debug: bool, language: str | None = None) -> None:
-    """Build an activity (if needed) and write a PNG of every page next to its PDFs.
+            large_print, content_dir: Path | None, out_dir: Path, debug: bool, language: str | None = None,
+            card_size: str | None = None, class_size: int | None = None, kits: int = 1) -> None:
+    """Write a PNG of every page next to the PDFs of the kit built with these options (built first if needed).
+
+    Takes build's options, and previews the kit that build wrote with them: the default kit, or a variant's.
 
     \b
     Example:
@@ -429,15 +452,17 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
         from kitgen.library import Library
         from kitgen.preview import write_previews
 
-        options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True,
+        options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True, card_size=card_size,
+                               class_size=class_size, kits=kits,
                                **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
-                                                large_print))
+                                                large_print)).placed()
         from kitgen.build import build as build_kit
 
         library = Library.open(content_dir)
         results = ([build_kit(activity_id, options, library, language)] if language
                    else build_all_editions(activity_id, options, library))
         for result in results:
+            click.echo(f"previewing {result.folder} ({'as built' if result.skipped else 'built now'})")
             for png in write_previews(result, dpi):
                 click.echo(f"wrote {png}")
 

@@ -171,3 +171,39 @@ def _catalogue_pdf(entries) -> bytes:
     with binary_streams():
         document.build(story)
     return buffer.getvalue()
+
+
+KITS_PAGE = "kits.html"
+
+
+def write_kits_page(out_dir: Path) -> Path:
+    """`kits.html` in `out_dir`: every kit built there that is whole, the default build's and each variant's
+    (`variants/<name>/`), with its paper, card size and class size; written again after every build."""
+    from kitgen.inputs import verified_manifest
+    from kitgen.results import VARIANTS
+
+    rows = []
+    for manifest_path in sorted([*out_dir.glob("*/manifest.json"), *out_dir.glob(f"{VARIANTS}/*/*/manifest.json")]):
+        manifest = verified_manifest(manifest_path.parent)
+        if manifest is None:
+            continue
+        options = manifest["inputs"].get("options", {})
+        folder = manifest_path.parent
+        variant = folder.parent.name if folder.parent.parent.name == VARIANTS else "default"
+        who = f"class of {options['class_size']}" if options.get("class_size") else f"{options.get('kits', 1)} kit(s)"
+        links = "<br>".join(
+            f'<a href="{html.escape((folder / name).relative_to(out_dir).as_posix())}">{html.escape(name)}</a> '
+            f"({pages(entry['pages'])})" for name, entry in manifest["files"].items())
+        title = manifest.get("summary", {}).get("title", manifest.get("activity", ""))
+        rows.append(f"<tr><td>{html.escape(title)} ({html.escape(manifest.get('language', ''))})</td>"
+                    f"<td>{html.escape(variant)}</td><td>{html.escape(str(options.get('paper', '')))}</td>"
+                    f"<td>{html.escape(str(options.get('card_size') or 'the activity’s'))}</td>"
+                    f"<td>{html.escape(who)}</td><td>{links}</td></tr>")
+    page = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Every kit built</title>',
+            "<style>body{font-family:sans-serif;margin:2em}td,th{border-bottom:1px solid #ccc;padding:.3em .6em;"
+            "text-align:left;vertical-align:top}table{border-collapse:collapse}</style></head><body>",
+            "<h1>Every kit built</h1><table><tr><th>kit</th><th>variant</th><th>paper</th><th>card size</th>"
+            "<th>kits</th><th>files</th></tr>", *rows, "</table></body></html>\n"]
+    target = out_dir / KITS_PAGE
+    write_atomic(target, "\n".join(page).encode("utf-8"))
+    return target

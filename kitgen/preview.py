@@ -22,6 +22,9 @@ def write_previews(result: BuildResult, dpi: int = 50) -> list[Path]:
                 written.append(target)
         finally:
             document.close()
+    for old in folder.glob("*.png"):  # pages an earlier, longer build of this kit had
+        if old not in written and old.is_file() and not old.is_symlink():
+            old.unlink()
     return written
 
 

@@ -1,7 +1,8 @@
 """What a build is asked to do and what it made: plain data shared by the CLI, the batch and the build."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
@@ -99,6 +100,39 @@ class BuildOptions:
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits
+
+    def variant(self) -> str:
+        """What these options change from the defaults, as a folder name (`letter-class28`); empty for the
+        default build. Every recorded option counts, so two different outputs never share a name."""
+        defaults = BuildOptions().recorded()
+        parts = [_VARIANT_PARTS.get(key, lambda v, k=key: f"{k.removesuffix('_mm').replace('_', '-')}-{_plain(v)}")(
+            value) for key, value in self.recorded().items() if key != "png_dpi" and value != defaults.get(key)]
+        return re.sub(r"[^A-Za-z0-9.,+-]+", "", "-".join(parts))
+
+    def placed(self) -> "BuildOptions":
+        """These options with `out_dir` moved to the variant's own folder, `<out>/variants/<variant>/`, so that
+        builds with different options never overwrite each other; the default build stays in `<out>/`."""
+        name = self.variant()
+        return replace(self, out_dir=Path(self.out_dir) / VARIANTS / name) if name else self
+
+
+VARIANTS = "variants"  # the folder of non-default builds inside the output folder
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(_plain(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "yes" if value is True else "no" if value is False else str(value)
+
+
+_VARIANT_PARTS = {
+    "paper": str, "card_size": str, "class_size": lambda v: f"class{v}", "kits": lambda v: f"kits{v}",
+    "fold": lambda v: "fold" if v else "no-fold", "ink": lambda v: f"{v}-ink", "large_print": lambda v: "large-print",
+    "back_offset_mm": lambda v: "offset{:+g},{:+g}".format(*v), "bleed_mm": lambda v: f"bleed{v:g}mm",
+    "duplex": lambda v: f"duplex-{v}", "cut_lines": lambda v: f"cut-{v}",
+}
 
 
 class Role(str, Enum):
