@@ -56,6 +56,64 @@ out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, p
 debug_option = click.option("--debug", is_flag=True, help="Show the Python traceback of an error.")
 
 
+def _completion_library(ctx):
+    from kitgen.library import Library
+
+    try:
+        return Library.open(ctx.params.get("content_dir"))
+    except Exception:  # completion never fails loudly
+        return None
+
+
+def _complete_ids(ctx, param, incomplete: str) -> list:
+    """Shell completion of activity ids from the library (--content when already typed)."""
+    library = _completion_library(ctx)
+    return [click.shell_completion.CompletionItem(activity_id) for activity_id in
+            (library.activity_files() if library else []) if activity_id.startswith(incomplete)]
+
+
+def _complete_languages(ctx, param, incomplete: str) -> list:
+    """The language editions of the activities typed so far (of the whole library when none is)."""
+    from kitgen.load.editions import editions
+
+    library = _completion_library(ctx)
+    if library is None:
+        return []
+    files = library.activity_files()
+    typed = ctx.params.get("activity_ids") or [ctx.params.get("activity_id")]
+    chosen = [files[i] for i in typed if i in files] or list(files.values())
+    languages = set()
+    for path in chosen:
+        try:
+            languages.update(editions(path))
+        except Exception:
+            continue
+    return [click.shell_completion.CompletionItem(lang) for lang in sorted(languages) if lang.startswith(incomplete)]
+
+
+def _complete_printers(ctx, param, incomplete: str) -> list:
+    from kitgen.printers import load_printers
+
+    try:
+        names = sorted(load_printers())
+    except Exception:
+        names = []
+    return [click.shell_completion.CompletionItem(name) for name in names if name.startswith(incomplete)]
+
+
+def _known_ids(library, activity_ids) -> None:
+    """An unknown activity id ends the command before anything is done, naming the closest known id."""
+    import difflib
+
+    known = list(library.activity_files())
+    for activity_id in activity_ids:
+        if activity_id not in known:
+            close = difflib.get_close_matches(activity_id, known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise UsageError(f"no activity {activity_id!r} in {library.content}; {hint}"
+                             f"available: {', '.join(known) or '(none)'}")
+
+
 def print_options(command):
     """The printing choices shared by build and preview."""
     for option in reversed([
@@ -68,7 +126,8 @@ def print_options(command):
         click.option("--cut-lines", type=click.Choice(CUT_LINES),
                      help="Crop marks in the margin, thin lines round every card, or both."),
         click.option("--back-offset", metavar="X,Y", help="Shift back pages by X,Y mm (measure with kitgen calibrate)."),
-        click.option("--printer", metavar="NAME", help="Use a saved printer profile's back offset."),
+        click.option("--printer", metavar="NAME", shell_complete=_complete_printers,
+                     help="Use a saved printer profile's back offset."),
         click.option("--ink", type=click.Choice(INK), default="normal", show_default=True,
                      help="light: outlines only, no filled areas."),
         click.option("--large-print", is_flag=True, help="Sheets at 14 pt or more; card text as large as fits."),
@@ -101,12 +160,13 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("activity_ids", nargs=-1)
+@click.argument("activity_ids", nargs=-1, shell_complete=_complete_ids)
 @click.option("--all", "build_all", is_flag=True, help="Build every activity in the library, in parallel.")
 @click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4",
               show_default=True, help="Paper size of every file.")
 @click.option("--card-size", metavar="SIZE", help="poker, bridge, mini, tarot or WxH such as 63x88mm.")
-@click.option("--lang", "language", metavar="LANG", help="Build only this language edition (default: all).")
+@click.option("--lang", "language", metavar="LANG", shell_complete=_complete_languages,
+              help="Build only this language edition (default: all).")
 @click.option("--class-size", type=click.IntRange(1, 500), help="Students to equip: prints enough numbered kits.")
 @click.option("--kits", type=click.IntRange(1, 60), default=1, show_default=True, help="Numbered kits to print.")
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
@@ -147,6 +207,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
         if language is not None and not re.fullmatch(r"[a-z]{2}", language):
             raise UsageError(f"--lang takes a two-letter language code such as en or ro, got {language!r}")
         library = Library.open(content_dir)
+        _known_ids(library, activity_ids)
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
                                kits=kits, class_size=class_size, png_dpi=png_dpi,
                                **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
@@ -163,10 +224,18 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
 
         if watch:
             _watch(library, out_dir, build_once)
-        elif build_once():
-            sys.exit(1)  # some kits failed; the others were built
+        else:
+            code = build_once()
+            if code:
+                sys.exit(code)  # some kits failed (2: their content is invalid); the others were built
 
     _guarded(run, debug)
+
+
+def _cell(text: str, width: int = 48) -> str:
+    """One table cell on one line, at most `width` characters (a long title is cut with '…')."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def _kits_page(out_dir: Path, quiet: bool) -> None:
@@ -260,7 +329,8 @@ def _quality_report(results, quiet: bool) -> None:
 
 
 def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
-    """Build the library; 1 when some kits failed (the others were built), else 0."""
+    """Build the library; 2 when some activities' content is invalid, 1 when some kits failed otherwise (the
+    others were built), else 0."""
     from kitgen.batch import build_library, summary_table
     from kitgen.index import write_index
 
@@ -286,7 +356,9 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
     _quality_report([result for report in reports for result in report.results], quiet)
     if index:
         click.echo(f"library index: {index[0]} and {index[1]}")
-    return 1 if index is None or any(report.error for report in reports) else 0
+    if index is None:
+        return 1
+    return max([report.exit_code or 1 for report in reports if report.error], default=0)  # 2: invalid content
 
 
 class _NoBar:
@@ -301,33 +373,38 @@ class _NoBar:
 
 
 @main.command()
-@click.argument("activity_id", required=False)
+@click.argument("activity_ids", nargs=-1, shell_complete=_complete_ids)
 @click.option("--all", "check_all", is_flag=True, help="Check every activity in the library.")
-@click.option("--lang", "language", metavar="LANG", help="Check only this language edition (default: all).")
+@click.option("--lang", "language", metavar="LANG", shell_complete=_complete_languages,
+              help="Check only this language edition (default: all).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the problems.")
 @content_option
 @debug_option
-def check(activity_id: str | None, check_all: bool, language: str | None, content_dir: Path | None,
-          debug: bool) -> None:
+def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, content_dir: Path | None,
+          debug: bool, quiet: bool = False) -> None:
     """Validate an activity (every edition) and run its content checks, without rendering.
 
     \b
     Examples:
       kitgen check growing-discard
+      kitgen check growing-discard trash
       kitgen check --all
     """
     def run() -> None:
         from kitgen.build import check as check_activity
         from kitgen.library import Library
 
-        if bool(activity_id) == check_all:
-            raise UsageError("name one activity, or use --all")
+        if bool(activity_ids) == check_all:
+            raise UsageError("name one or more activities, or use --all")
         library = Library.open(content_dir)
-        ids = list(library.activity_files()) if check_all else [activity_id]
+        ids = list(library.activity_files()) if check_all else list(activity_ids)
+        _known_ids(library, ids)
         failed: list[str] = []
         for one in ids:
             try:
                 check_activity(one, library, language)
-                click.echo(f"{one}: ok")
+                if not quiet:
+                    click.echo(f"{one}: ok")
             except ContentError as error:
                 click.echo(str(error), err=True)
                 failed.append(one)
@@ -338,9 +415,12 @@ def check(activity_id: str | None, check_all: bool, language: str | None, conten
 
 
 @main.command(name="list")
+@click.argument("activity_ids", nargs=-1, shell_complete=_complete_ids)
+@click.option("--all", "list_all", is_flag=True, help="Every activity (the default when no id is given).")
 @content_option
 @debug_option
-def list_activities(content_dir: Path | None, debug: bool) -> None:
+def list_activities(content_dir: Path | None, debug: bool, activity_ids: tuple[str, ...] = (),
+                    list_all: bool = False) -> None:
     """A table of the library: id, title, players, time and language editions.
 
     \b
@@ -354,17 +434,23 @@ def list_activities(content_dir: Path | None, debug: bool) -> None:
         from kitgen.load import load_activity
 
         library = Library.open(content_dir)
+        if activity_ids and list_all:
+            raise UsageError("name activities, or use --all, not both")
+        _known_ids(library, activity_ids)
         rows = [("id", "title", "players", "minutes", "editions")]
         for activity_id, path in library.activity_files().items():
+            if activity_ids and activity_id not in activity_ids:
+                continue
             try:
                 refuse_outside(library, path)
                 activity = load_activity(path).activity
                 rows.append((activity_id, activity.title, str(activity.players), str(activity.minutes),
                              ", ".join(editions(path))))
-            except ContentError as error:
-                rows.append((activity_id, f"(invalid: {error.problems[0]})", "", "", ""))
-            except UsageError as error:
-                rows.append((activity_id, f"(refused: {error})", "", "", ""))
+            except ContentError:
+                rows.append((activity_id, "(invalid: kitgen check shows why)", "", "", ""))
+            except UsageError:
+                rows.append((activity_id, "(refused: kitgen check shows why)", "", "", ""))
+        rows = [tuple(_cell(cell) for cell in row) for row in rows]
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         for row in rows:
             click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
@@ -383,11 +469,17 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
     \b
     Example:
       kitgen schema -o schema/activity.schema.json
+      kitgen schema -o - | jq .title
     """
     def run() -> None:
         from kitgen.library import own_content_dir
         from kitgen.schema import write_schema
 
+        if output is not None and str(output) == "-":
+            from kitgen.schema import schema_text
+
+            click.echo(schema_text(), nl=False)
+            return
         target = output or own_content_dir(content_dir).parent / "schema" / "activity.schema.json"
         write_schema(target)
         click.echo(f"wrote {target}")
@@ -399,15 +491,18 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
 @click.argument("activity_id")
 @click.option("--from", "table", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A CSV, XLSX or ODS file whose rows become the cards (copied into the new activity's folder).")
+@click.option("--folder", "as_folder", is_flag=True,
+              help="Start a folder, <content>/<id>/activity.yaml, for language editions and templates of its own.")
 @content_option
 @debug_option
-def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: bool) -> None:
+def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: bool, as_folder: bool = False) -> None:
     """Start a new activity from a commented example that builds at once.
 
     \b
     Examples:
       kitgen new my-card-game && kitgen build my-card-game
       kitgen new animal-sort --from animals.csv
+      kitgen new my-card-game --folder
     """
     def run() -> None:
         from kitgen.library import builtin_root, own_content_dir
@@ -416,7 +511,21 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
         folder = own_content_dir(content_dir)
         started = not folder.is_dir()
         path = scaffold(folder, activity_id, table)
+        if as_folder and path.name != "activity.yaml":
+            target = folder / activity_id / "activity.yaml"
+            target.parent.mkdir()
+            path.replace(target)
+            path = target
+        if path.name == "activity.yaml":  # a folder deeper: the editor's schema modeline points two folders up
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text.replace("$schema=../schema/", "$schema=../../schema/", 1), encoding="utf-8")
         click.echo(f"wrote {path}; build it with: kitgen build {activity_id}")
+        schema_file = folder.parent / "schema" / "activity.schema.json"  # where the modeline points
+        if not schema_file.exists():
+            from kitgen.schema import write_schema
+
+            write_schema(schema_file)
+            click.echo(f"wrote {schema_file} (editors check the YAML against it as you type)")
         if started and content_dir is None:
             click.echo(f"started your own library in {folder}/: from this folder kitgen now reads activities there "
                        f"(the built-in ones: --content {builtin_root() / 'content'})")
@@ -470,7 +579,7 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
 
 
 @main.command()
-@click.argument("activity_id", required=False)
+@click.argument("activity_id", required=False, shell_complete=_complete_ids)
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: a free one).")
 @click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), help="Paper shown first.")
@@ -501,7 +610,7 @@ def serve(activity_id: str | None, port: int, paper: str | None, card_size: str 
 
         library = Library.open(content_dir)
         if activity_id:
-            library.find(activity_id)  # an unknown id ends the command, as in build
+            _known_ids(library, [activity_id])  # an unknown id ends the command, as in build
         defaults = {"paper": paper.lower() if paper else None, "card_size": card_size, "lang": language,
                     "class_size": str(class_size) if class_size else None, "printer": printer}
         kits = KitServer(library, defaults, log=lambda line: click.echo(line, err=True))
@@ -572,6 +681,29 @@ def calibrate(paper: str, duplex: str, out_dir: Path, debug: bool) -> None:
         target = out_dir / f"calibration-{paper.lower()}-{duplex}.pdf"
         write_atomic(target, calibration_pdf(parse_paper(paper), duplex))
         click.echo(f"wrote {target}  (2 pages: print two-sided at 100%, flip on the {duplex} edge)")
+
+    _guarded(run, debug)
+
+
+@main.command()
+@click.option("--open", "open_it", is_flag=True, help="Open the guide in the default viewer.")
+@debug_option
+def docs(open_it: bool, debug: bool) -> None:
+    """Print where the authoring guide is (every content field, with examples); --open opens it.
+
+    \b
+    Example:
+      kitgen docs --open
+    """
+    def run() -> None:
+        from kitgen.library import builtin_root
+
+        guide = builtin_root() / "docs" / "authoring.md"
+        if not guide.is_file():
+            raise UsageError(f"the authoring guide is missing from this installation ({guide})")
+        click.echo(str(guide))
+        if open_it:
+            click.launch(str(guide))
 
     _guarded(run, debug)
 

@@ -235,3 +235,110 @@ def test_preview_takes_builds_options_and_previews_that_build_without_overwritin
     pages = sum(len(pypdf.PdfReader(pdf).pages) for pdf in class_folder.glob("*.pdf"))
     assert len(pictures) == pages > built_pages
     assert class_cards.read_bytes() == built
+
+
+# --------------------------------------------------------------------------- the CLI never surprises
+
+
+def small_library(tmp_path: Path, broken: bool = True) -> Path:
+    """growing-discard, and (with `broken`) a copy whose first card count is the word 'six'."""
+    content = tmp_path / "content"
+    content.mkdir()
+    text = (CONTENT / f"{ACTIVITY}.yaml").read_text(encoding="utf-8")
+    (content / f"{ACTIVITY}.yaml").write_text(text, encoding="utf-8")
+    if broken:
+        (content / "broken-deck.yaml").write_text(
+            text.replace(f"id: {ACTIVITY}", "id: broken-deck", 1).replace("count: 6", "count: six", 1)
+            .replace("title: Growing discard deck", "title: " + "A very long title that goes on " * 4, 1),
+            encoding="utf-8")
+    return content
+
+
+def test_build_all_exits_2_when_some_content_is_invalid(runner, tmp_path):
+    content = small_library(tmp_path)
+    result = runner.invoke(main, ["build", "--all", "-q", "--content", str(content), "--out", str(tmp_path / "out")])
+    assert_clean_exit(result, 2)
+    assert "broken-deck.yaml:" in stderr_of(result)
+    assert (tmp_path / "out" / ACTIVITY / f"{ACTIVITY}-cards.pdf").is_file()  # the valid one was built
+
+
+def test_an_unknown_id_gets_a_did_you_mean_in_every_command(runner, tmp_path):
+    for command in (["build"], ["check"], ["list"], ["serve"]):
+        result = runner.invoke(main, [*command, "growing-dscard", "--content", str(CONTENT)])
+        assert_clean_exit(result, 2)
+        assert "did you mean 'growing-discard'?" in stderr_of(result), command
+
+
+def test_check_and_list_take_several_ids_and_all_and_list_keeps_its_table(runner, tmp_path):
+    content = small_library(tmp_path)
+    both = runner.invoke(main, ["check", ACTIVITY, "broken-deck", "--content", str(content)])
+    assert_clean_exit(both, 2)
+    assert f"{ACTIVITY}: ok" in both.output and "broken-deck.yaml:" in stderr_of(both)
+    quiet = runner.invoke(main, ["check", ACTIVITY, "-q", "--content", str(content)])
+    assert_clean_exit(quiet, 0)
+    assert quiet.output == ""
+    assert_clean_exit(runner.invoke(main, ["check", "--all", "--content", str(content)]), 2)
+
+    table = runner.invoke(main, ["list", "--all", "--content", str(content)])
+    assert_clean_exit(table, 0)
+    lines = table.output.splitlines()
+    assert len(lines) == 3
+    starts = [lines[0].index(column) for column in ("title", "players", "minutes", "editions")]
+    for line in lines[1:]:  # every row's cells start under their headings: nothing pushed the columns apart
+        assert all(line[start - 2:start] == "  " or not line[start:].strip() for start in starts), line
+    assert any(line.startswith("broken-deck") and "kitgen check shows why" in line for line in lines)
+    one = runner.invoke(main, ["list", ACTIVITY, "--content", str(content)])
+    assert [line.split()[0] for line in one.output.splitlines()] == ["id", ACTIVITY]
+
+
+def test_schema_dash_writes_to_stdout_and_no_file(runner, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["schema", "-o", "-"])
+    assert_clean_exit(result, 0)
+    assert json.loads(result.output)["title"] == "kitgen activity"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_folder_starts_a_folder_activity_with_the_schema_where_its_modeline_points(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["new", "my-game", "--folder"])
+    assert_clean_exit(result, 0)
+    activity = tmp_path / "content" / "my-game" / "activity.yaml"
+    modeline = activity.read_text(encoding="utf-8").splitlines()[0]
+    schema = (activity.parent / modeline.split("$schema=")[1]).resolve()
+    assert schema == (tmp_path / "schema" / "activity.schema.json").resolve() and schema.is_file()
+    assert not (tmp_path / "content" / "my-game.yaml").exists()
+    built = runner.invoke(main, ["build", "my-game", "--out", str(tmp_path / "out")])
+    assert_clean_exit(built, 0)
+    again = runner.invoke(main, ["new", "my-game"])
+    assert_clean_exit(again, 2)
+    assert "content/my-game already exists" in stderr_of(again)
+
+
+def test_docs_prints_the_path_of_the_authoring_guide(runner):
+    result = runner.invoke(main, ["docs"])
+    assert_clean_exit(result, 0)
+    guide = Path(result.output.strip())
+    assert guide.name == "authoring.md" and "card_size" in guide.read_text(encoding="utf-8")
+
+
+def test_completion_offers_activity_ids_editions_and_printer_names(tmp_path):
+    import json
+
+    (tmp_path / "printers.json").write_text(json.dumps({"room12": {"back_offset_mm": [1, 0]}}))
+    env = {**os.environ, "KITGEN_CONFIG": str(tmp_path / "printers.json"), "_KITGEN_COMPLETE": "bash_complete"}
+
+    def complete(words: str) -> list[str]:
+        parts = words.split(" ")
+        result = subprocess.run([sys.executable, "-c", "from kitgen.cli import main; main(prog_name='kitgen')"],
+                                capture_output=True, text=True,
+                                env={**env, "COMP_WORDS": f"kitgen {words}", "COMP_CWORD": str(len(parts))},
+                                cwd=REPO)
+        return [line.split(",", 1)[1] for line in result.stdout.splitlines() if "," in line]
+
+    assert complete("build grow") == ["growing-discard"]
+    assert complete("check tr") == ["trash"]
+    assert complete("build trash --lang ") == ["en", "ro"]
+    assert complete("build growing-discard --printer ro") == ["room12"]
