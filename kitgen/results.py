@@ -60,6 +60,7 @@ class BuildOptions:
     duplex: str | None = None  # long, short or none (None: the activity's default, else long)
     fold: bool | None = None  # gutter fold instead of duplex
     bleed_mm: float | None = None
+    margin_mm: float | None = None  # nothing printed closer to the paper's edge (None: 5 mm)
     cut_lines: str | None = None  # marks, lines or both
     back_offset_mm: tuple[float, float] = (0.0, 0.0)
     ink: str = "normal"  # normal or light
@@ -70,6 +71,7 @@ class BuildOptions:
         """The options that change the output, as recorded in the manifest."""
         return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
                 "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
+                "margin_mm": self.margin_mm,
                 "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print,
                 "png_dpi": self.png_dpi}
 
@@ -88,6 +90,9 @@ class BuildOptions:
         _choose("ink", self.ink, INK)
         if not 0 <= bleed_mm <= 10:
             raise UsageError(f"bleed must be between 0 and 10 mm, got {bleed_mm:g}")
+        margin_mm = 5.0 if self.margin_mm is None else self.margin_mm
+        if not 0 <= margin_mm <= 20:
+            raise UsageError(f"margin must be between 0 and 20 mm, got {margin_mm:g}")
         if any(abs(v) > 20 for v in self.back_offset_mm):
             raise UsageError("a back offset of more than 20 mm is not a printer shift; measure again")
         kits = self.kits_for(activity.players.max)
@@ -95,7 +100,8 @@ class BuildOptions:
             raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
         fold = self.fold if self.fold is not None else bool(printing.fold)
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
-        return ResolvedOptions(paper, card, Sheet(duplex, fold, mm(bleed_mm)),  # type: ignore[arg-type]
+        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm))  # type: ignore[arg-type]
+        return ResolvedOptions(paper, card, sheet,
                                Style(cut_lines, offset, self.ink, self.large_print), kits)  # type: ignore[arg-type]
 
     def kits_for(self, players_per_kit: int) -> int:

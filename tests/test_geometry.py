@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kitgen.errors import UsageError
-from kitgen.plan import Rect, Segment, card_sheets, crop_marks, impose
+from kitgen.plan import Rect, Segment, Sheet, card_sheets, crop_marks, cut_guides, impose
 from kitgen.plan.imposition import BAND_HEIGHT, MARK_ZONE, PAGE_MARGIN
 from kitgen.units import (CARD_PRESETS, PAPER_SIZES, CardSize, PaperSize, parse_card_size, parse_length,
                           parse_paper)
@@ -137,13 +138,64 @@ def test_a4_poker_is_three_by_three():
     assert grid.per_sheet == 9
 
 
-def test_letter_poker_is_three_by_two():
-    # 612 pt wide: 3 × 180 pt cards fit with margins and marks, 4 (720 pt) do not.
-    # 792 pt high: 3 × 252 = 756 pt of cards leaves 36 pt (12.7 mm) for two 5 mm margins, two mark
-    # zones and the calibration band, which is not enough, so 2 rows.
+def test_letter_poker_is_three_by_three_in_the_side_layout():
+    # 612 pt wide: 3 × 180 pt cards leave 72 pt (25.4 mm): two 5 mm margins, two 3.5 mm ruler strips and two
+    # 4 mm mark zones take 25 mm. 792 pt high: 3 × 252 = 756 pt leaves 12.7 mm, room for the 5 mm margins but
+    # not for marks above and below, so the vertical cuts get hairlines on the cut instead.
     grid = impose(LETTER, POKER)
-    assert (grid.columns, grid.rows) == (3, 2)
-    assert grid.per_sheet == 6
+    assert (grid.columns, grid.rows, grid.layout, grid.guides) == (3, 3, "sides", True)
+    assert grid.per_sheet == 9
+    # the band layout would have held 6
+    assert impose(LETTER, POKER, Sheet(fold=True)).layout == "band"
+
+
+def test_a4_poker_keeps_the_band_layout_and_its_position():
+    grid = impose(A4, POKER)
+    assert (grid.columns, grid.rows, grid.layout, grid.guides) == (3, 3, "band", False)
+    # the band layout as it was: centred across, the band on the 5 mm margin, the grid centred above it
+    assert grid.left == pytest.approx((A4.width - 3 * POKER.width) / 2)
+    usable = A4.height - 2 * (FIVE_MM + mm(4)) - mm(9)
+    assert grid.bottom == pytest.approx(FIVE_MM + mm(9) + mm(4) + (usable - 3 * POKER.height) / 2)
+
+
+@pytest.mark.parametrize("margin_mm, guides", [(5, True), (2.35, False), (2, False)])
+def test_letter_margin_decides_marks_or_hairlines_for_the_vertical_cuts(margin_mm, guides):
+    grid = impose(LETTER, POKER, Sheet(margin=mm(margin_mm)))
+    assert grid.per_sheet == 9 and grid.guides is guides
+    marks, lines = crop_marks(grid), cut_guides(grid)
+    vertical = [m for m in marks if m.x0 == pytest.approx(m.x1)]
+    assert bool(vertical) is not guides and bool(lines) is guides
+    for line in lines:  # a hairline on a vertical cut runs exactly along it, over the cards' height
+        assert line.x0 == pytest.approx(line.x1) and round(line.x0, 6) in grid.cut_lines()[0]
+        assert (min(line.y0, line.y1), max(line.y0, line.y1)) == (pytest.approx(grid.bottom), pytest.approx(grid.top))
+    for mark in marks:  # nothing closer than the margin to an edge; no mark touches a card
+        for x in (mark.x0, mark.x1):
+            assert mm(margin_mm) - EPS <= x <= LETTER.width - mm(margin_mm) + EPS
+        for y in (mark.y0, mark.y1):
+            assert mm(margin_mm) - EPS <= y <= LETTER.height - mm(margin_mm) + EPS
+        assert min(segment_rect_distance(mark, c) for c in all_cells(grid)) == pytest.approx(mm(1), abs=EPS)
+    # the ruler strips lie inside the margins and clear of the cards and of the marks
+    for strip in (grid.band, grid.side):
+        assert strip.x >= mm(margin_mm) - EPS and strip.right <= LETTER.width - mm(margin_mm) + EPS
+        assert strip.right <= grid.left - mm(4) + EPS or strip.x >= grid.right + mm(4) - EPS
+        assert all(segment_rect_distance(m, strip) > 0 for m in marks)
+
+
+def test_every_library_kit_fits_as_many_cards_on_letter_as_on_a4():
+    import yaml
+
+    from kitgen.library import Library
+
+    library = Library.open(Path(__file__).resolve().parents[1] / "content")
+    sizes = set()
+    for path in library.activity_files().values():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if data.get("decks"):
+            sizes.add(data.get("card_size", "poker"))
+    assert "poker" in sizes
+    for size in sizes:
+        card = parse_card_size(size)
+        assert impose(LETTER, card).per_sheet >= impose(A4, card).per_sheet, size
 
 
 @pytest.mark.parametrize("card", EVERY_PRESET)
@@ -195,12 +247,15 @@ def test_cells_tile_the_grid_without_overlap(page, card):
 @pytest.mark.parametrize("page", EVERY_PAPER)
 def test_calibration_band_is_inside_the_margins_and_clear_of_the_cards(page, card):
     grid = impose(page, card)
-    band = grid.band
-    assert band.x >= FIVE_MM - EPS and band.y >= FIVE_MM - EPS
-    assert page.width - band.right >= FIVE_MM - EPS
-    assert band.top <= min(c.y for c in all_cells(grid)) + EPS
-    for mark in crop_marks(grid):
-        assert segment_rect_distance(mark, band) > 0, f"{mark} touches the calibration band"
+    for band in (grid.band, grid.side) if grid.layout == "sides" else (grid.band,):
+        assert band.x >= FIVE_MM - EPS and band.y >= FIVE_MM - EPS
+        assert page.width - band.right >= FIVE_MM - EPS and page.height - band.top >= FIVE_MM - EPS
+        if grid.layout == "band":
+            assert band.top <= min(c.y for c in all_cells(grid)) + EPS
+        else:  # a side strip: beside the cards, and beyond their crop marks
+            assert band.right <= grid.left - MARK_ZONE + EPS or band.x >= grid.right + MARK_ZONE - EPS
+        for mark in crop_marks(grid):
+            assert segment_rect_distance(mark, band) > 0, f"{mark} touches the calibration band"
 
 
 @pytest.mark.parametrize("card", EVERY_PRESET)
@@ -235,8 +290,12 @@ def test_crop_marks_continue_every_cut_line(page, card):
     vertical = [m for m in marks if m.x0 == pytest.approx(m.x1)]
     horizontal = [m for m in marks if m.y0 == pytest.approx(m.y1)]
     assert len(vertical) + len(horizontal) == len(marks)
-    # one mark above and one below the grid for every vertical cut, left and right for every horizontal one
-    assert sorted(round(m.x0, 6) for m in vertical) == sorted(cut_xs * 2)
+    # one mark above and one below the grid for every vertical cut (or, without room there, a hairline on the
+    # cut), left and right for every horizontal one
+    if grid.guides:
+        assert vertical == [] and sorted(round(g.x0, 6) for g in cut_guides(grid)) == cut_xs
+    else:
+        assert sorted(round(m.x0, 6) for m in vertical) == sorted(cut_xs * 2)
     assert sorted(round(m.y0, 6) for m in horizontal) == sorted(cut_ys * 2)
     for m in vertical:
         assert min(m.y0, m.y1) >= grid.top - EPS or max(m.y0, m.y1) <= grid.bottom + EPS
@@ -255,7 +314,16 @@ def test_any_card_size_either_fits_cleanly_or_is_refused(width, height, paper):
         # refused only when not even one card fits between the margins, mark zones and band
         assert card.width > usable_width(page) + EPS or card.height > usable_height(page) + EPS
         return
-    # as many as fit, and not fewer
+    # as many as fit, and not fewer: the band layout's count, or more in the side layout
+    band_count = max(math.floor(usable_width(page) / card.width + 1e-9), 0) * max(
+        math.floor(usable_height(page) / card.height + 1e-9), 0)
+    assert grid.per_sheet >= band_count
+    if grid.layout == "sides":
+        side_width = page.width - 2 * (PAGE_MARGIN + mm(3.5) + MARK_ZONE)
+        assert grid.per_sheet > band_count
+        assert grid.columns * card.width <= side_width + EPS < (grid.columns + 1) * card.width
+        assert grid.rows * card.height <= page.height - 2 * PAGE_MARGIN + EPS
+        return
     assert grid.columns * card.width <= usable_width(page) + EPS
     assert (grid.columns + 1) * card.width > usable_width(page) - EPS
     assert grid.rows * card.height <= usable_height(page) + EPS
@@ -301,7 +369,7 @@ def test_crop_marks_are_3_mm_long_and_start_1_mm_from_the_card(page, card):
 
 @pytest.mark.parametrize("page", EVERY_PAPER)
 def test_the_calibration_band_is_9_mm_high_on_the_5_mm_margin(page):
-    band = impose(page, POKER).band
+    band = impose(page, POKER, Sheet(fold=True)).band  # a gutter fold always keeps the band
     assert band.height == pytest.approx(mm(9), abs=EPS)
     assert (band.x, band.y) == (pytest.approx(FIVE_MM, abs=EPS), pytest.approx(FIVE_MM, abs=EPS))
     assert band.right == pytest.approx(page.width - FIVE_MM, abs=EPS)

@@ -73,7 +73,9 @@ def page_side(page: PageFacts, loaded) -> str:
 
 
 def crop_marks(page: PageFacts) -> list[dict]:
-    return [line for line in page.lines if line["linewidth"] <= HAIRLINE]
+    """Short hairlines (on Letter the vertical cuts are hairlines the cards' height long instead: not marks)."""
+    return [line for line in page.lines if line["linewidth"] <= HAIRLINE
+            and max(abs(line["x1"] - line["x0"]), abs(line["y1"] - line["y0"])) < 5 / 25.4 * 72]
 
 
 def distinct(values: list[float], tolerance: float) -> list[float]:
@@ -149,11 +151,11 @@ def test_cards_file_alternates_face_and_back_pages(kit, loaded, card_pages_of):
 
 
 def test_sheet_fits_the_expected_grid(kit, paper, card_pages_of):
-    # 3 × 3 poker cards on A4, 3 × 2 on Letter (see test_geometry for the arithmetic)
+    # 3 × 3 poker cards on A4 and on Letter (see test_geometry for the arithmetic)
     first = card_pages_of(kit)[0]
     columns = distinct([p.box.x0 for p in first.placements], TOL_PT)
     rows = distinct([p.box.y0 for p in first.placements], TOL_PT)
-    assert (len(columns), len(rows)) == {"a4": (3, 3), "letter": (3, 2)}[paper]
+    assert (len(columns), len(rows)) == {"a4": (3, 3), "letter": (3, 3)}[paper]
 
 
 def test_forty_card_faces_in_the_counts_the_yaml_asks_for(kit, loaded, card_pages_of):
@@ -281,6 +283,8 @@ def test_crop_marks_are_whole_card_sizes_apart(kit, card_pages_of):
         assert len(vertical) + len(horizontal) == len(marks), "a crop mark is neither vertical nor horizontal"
         for positions, along, cuts in (([m["x0"] for m in vertical], POKER_MM[0], card_xs),
                                        ([m["y0"] for m in horizontal], POKER_MM[1], card_ys)):
+            if not positions and cuts is card_xs and kit.files[0].path.name and page.width == 612:
+                continue  # Letter: no room above and below, the vertical cuts are hairlines (test_printing)
             lines = distinct(positions, TOL_PT)
             assert len(lines) >= 2
             for a, b in itertools.combinations(lines, 2):
@@ -320,7 +324,16 @@ def test_crop_marks_never_touch_a_card_and_keep_off_the_page_edges(kit, card_pag
 
 def test_calibration_ruler_on_every_card_page(kit, paper, card_pages_of):
     for page in card_pages_of(kit):
-        assert "100 mm" in page.text, f"page {page.index + 1} has no '100 mm' label"
+        assert "100 mm" in " ".join(page.text.split()), f"page {page.index + 1} has no '100 mm' label"
+        if paper == "letter":  # the side layout: the 100 mm ruler up the left margin, the 4 in one down the right
+            leftmost, rightmost = min(p.box.x0 for p in page.placements), max(p.box.x1 for p in page.placements)
+            heavy = [ln for ln in page.lines if ln["linewidth"] > HAIRLINE and abs(ln["y0"] - ln["y1"]) < 0.01]
+            up = [ln["y0"] for ln in heavy if ln["x1"] < leftmost]
+            down = [ln["y0"] for ln in heavy if ln["x0"] > rightmost]
+            assert pt_to_mm(max(up) - min(up)) == pytest.approx(100, abs=TOL_MM)
+            assert (max(down) - min(down)) / 72 == pytest.approx(4, abs=TOL_MM / 25.4)
+            assert "4 in" in " ".join(page.text.split())
+            continue
         lowest_card = min(p.box.y0 for p in page.placements)
         ruler = [ln for ln in page.lines if ln["linewidth"] > HAIRLINE and max(ln["y0"], ln["y1"]) < lowest_card]
         baseline = max((ln for ln in ruler if abs(ln["y0"] - ln["y1"]) < 0.01), key=lambda ln: ln["x1"] - ln["x0"])

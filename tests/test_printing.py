@@ -50,6 +50,9 @@ VARIANTS: dict[str, dict] = {
     "offset": {"back_offset_mm": OFFSET_MM},
     "light": {"ink": "light"},
     "large": {"large_print": True},
+    "letter": {"paper": "letter"},
+    "letter-margin": {"paper": "letter", "margin_mm": 2.0},
+    "fold-letter": {"paper": "letter", "fold": True},
 }
 
 
@@ -74,7 +77,8 @@ def kit(tmp_path_factory: pytest.TempPathFactory):
 
     def get(name: str):
         if name not in built:
-            built[name] = build(ACTIVITY, BuildOptions(paper="a4", out_dir=root / name, **VARIANTS[name]), library)
+            built[name] = build(ACTIVITY, BuildOptions(**{"paper": "a4", **VARIANTS[name]}, out_dir=root / name),
+                                library)
         return built[name]
 
     return get
@@ -566,6 +570,9 @@ def test_cut_lines_are_thin_rectangles_exactly_on_every_card(kit, back_words, va
     for index, cards in enumerate(pages):
         where = f"{variant} page {index + 1}"
         rects = art[index].thin_rects
+        if page_side(cards) == "back":  # a line on a back would show on the card wherever the cut lands
+            assert rects == [], f"{where}: {len(rects)} cut lines on a back page"
+            continue
         assert len(rects) == len(cards), f"{where}: {len(rects)} thin rectangles for {len(cards)} cards"
         for card in cards:
             on_line = [r for r in rects if same_box(r.bounds, card.box, EXACT_MM)]
@@ -777,3 +784,238 @@ def test_print_guide_states_the_chosen_options(kit, variant):
         assert not all(phrase in base for phrase in GUIDE_SAYS[variant]), "the default guide says the same"
     if variant == "lines":
         assert "crop marks" not in text, "no crop marks are printed, so the guide must not tell how to use them"
+
+
+# --------------------------------------------------------------------------- print, round two (issue 19)
+
+
+def render_gray(path: Path, index: int, dpi: float):
+    """Page `index` as a grayscale PIL image rendered by PDFium, and its scale in pixels per point."""
+    document = pdfium.PdfDocument(str(path))
+    try:
+        image = document[index].render(scale=dpi / 72).to_pil().convert("L")
+    finally:
+        document.close()
+    return image, dpi / 72
+
+
+def _word_boxes(path: Path, index: int, words: set[str]) -> list[Box]:
+    with pdfplumber.open(path, pages=[index + 1]) as pdf:
+        page = pdf.pages[0]
+        height = float(page.height)
+        return [Box(w["x0"], height - w["bottom"], w["x1"], height - w["top"])
+                for w in page.extract_words() if w["text"] in words]
+
+
+@pytest.mark.parametrize("variant", ["fold", "fold-letter"])
+def test_fold_label_is_clear_of_every_crop_mark(kit, variant):
+    path = file_of(kit(variant), "cards")
+    art = page_art(path)
+    for index in range(len(art)):
+        labels = _word_boxes(path, index, {"fold", "here"})
+        assert len(labels) == 2, f"page {index + 1}: the fold label is not printed"
+        for mark in art[index].marks:
+            gap = min(box_distance(mark.bounds, label) for label in labels)
+            assert gap >= mm(0.5), f"{variant} page {index + 1}: a crop mark {pt_to_mm(gap):.2f} mm from the fold label"
+
+
+def test_short_edge_guide_tells_hand_feeding_for_a_short_edge_flip(kit):
+    long_edge = "put the stack back in the tray printed side up with the top edge the same way"
+    short = text_of(file_of(kit("short"), "print-guide"))
+    assert "turn the stack over top to bottom" in short
+    assert long_edge not in short, "the long-edge instruction would turn the backs upside down"
+    assert long_edge in text_of(file_of(kit("base"), "print-guide"))
+
+
+def test_duplex_none_moves_the_deck_marks_to_the_faces(kit, activity_yaml):
+    path = file_of(kit("none"), "cards")
+    titles = {deck["back"]["title"]: deck for deck in activity_yaml["decks"]}
+    pages = cards_by_page(path, set())
+    counts = {title: 0 for title in titles}
+    for page in pages:
+        for card in page:
+            found = [title for title in titles if title in card.text]
+            assert len(found) == 1, f"a face without its deck's mark: {card.text!r}"
+            counts[found[0]] += 1
+    assert counts == {title: sum(c["count"] for c in deck["cards"]) for title, deck in titles.items()}
+    # the same card of the two starting decks now looks different
+    c1 = {card.text for page in pages for card in page if card.text.startswith("1 C1")}
+    assert len(c1) == 2, c1
+    guide = text_of(file_of(kit("none"), "print-guide"))
+    assert "the backs show which deck" not in guide and "foot of each face" in guide
+    # with backs, the faces carry no such mark
+    base_faces = [c.text for page in cards_by_page(file_of(kit("base"), "cards"), {"starting deck", "supply"})
+                  for c in page if c.side == "face"]
+    assert not any("Player 1" in text for text in base_faces)
+
+
+def _solid_square(path: Path, index: int, side_mm: float, dpi: float = 100) -> bool:
+    """Whether some side_mm × side_mm square of the page is all dark ink (a filled area, not a stroke)."""
+    from PIL import ImageFilter
+
+    image, scale = render_gray(path, index, dpi)
+    size = int(mm(side_mm) * scale) | 1
+    return image.filter(ImageFilter.MaxFilter(size)).getextrema()[0] < 128
+
+
+def test_ink_light_faces_have_no_filled_symbols(kit, back_words):
+    base, light = file_of(kit("base"), "cards"), file_of(kit("light"), "cards")
+    faces = [i for i, page in enumerate(cards_by_page(light, back_words)) if page_side(page) == "face"]
+    assert _solid_square(base, faces[0], 4), "control: the default faces print solid symbols"
+    assert [i + 1 for i in faces if _solid_square(light, i, 4)] == []
+    # the symbols are still there, as outlines
+    assert "◎" in text_of(light) and "●" not in text_of(light)
+
+
+def test_backs_of_different_decks_never_meet_at_a_cut_without_bleed(kit, back_words):
+    """Every back keeps a white border 1.4 mm deep inside its cut line (where a duplex shift lands)."""
+    path = file_of(kit("base"), "cards")
+    pages = cards_by_page(path, back_words)
+    checked = 0
+    for index, page in enumerate(pages):
+        if page_side(page) != "back":
+            continue
+        image, scale = render_gray(path, index, 200)
+        _, height = page_size(path)
+        for card in page:
+            b, depth, inset = card.box, mm(1.4), mm(0.15)
+            strips = [(b.x0 + inset, b.y0 + inset, b.x0 + depth, b.y1 - inset), (b.x1 - depth, b.y0 + inset,
+                      b.x1 - inset, b.y1 - inset), (b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y0 + depth),
+                      (b.x0 + inset, b.y1 - depth, b.x1 - inset, b.y1 - inset)]
+            for x0, y0, x1, y1 in strips:
+                crop = image.crop((round(x0 * scale), round((height - y1) * scale),
+                                   round(x1 * scale), round((height - y0) * scale)))
+                assert crop.getextrema()[0] >= 235, f"page {index + 1}: ink at the edge of the back at {b}"
+            checked += 1
+    assert checked
+    # control: one page holds backs of two decks side by side
+    assert any(len({c.text for c in page}) > 1 for page in pages if page_side(page) == "back")
+
+
+def test_every_file_asks_for_actual_size_and_declares_the_pdf_version_of_its_keys(kit):
+    for name in ("base", "fold"):
+        for output in kit(name).files:
+            reader = pypdf.PdfReader(output.path)
+            prefs = viewer_preferences(output.path)
+            assert prefs.get("/PrintScaling") == "/None", output.path.name
+            header = output.path.read_bytes()[:8]
+            need = "1.7" if "/Duplex" in prefs else "1.6"  # /Duplex is PDF 1.7, /PrintScaling 1.6
+            assert header == f"%PDF-{need}".encode(), (output.path.name, header)
+            assert reader.pdf_header == f"%PDF-{need}"
+
+
+def _union(boxes: list[Box]) -> Box:
+    return Box(min(b.x0 for b in boxes), min(b.y0 for b in boxes), max(b.x1 for b in boxes), max(b.y1 for b in boxes))
+
+
+@pytest.mark.parametrize("variant, bleed_mm", [("base", 0.0), ("bleed", BLEED_MM), ("short", 0.0), ("fold", 0.0),
+                                               ("offset", 0.0), ("letter", 0.0)])
+def test_trim_box_is_the_cut_rectangle_and_bleed_box_the_art_on_every_card_page(kit, back_words, variant, bleed_mm):
+    path = file_of(kit(variant), "cards")
+    reader = pypdf.PdfReader(path)
+    pages = cards_by_page(path, back_words)
+    # a full sheet's cards: the trim box is the grid's, also on a partly filled page
+    full_cut = {side: _union([cut_box(c, bleed_mm) for c in max(pages, key=lambda p: sum(c.side == side for c in p))
+                              if c.side == side]) for side in ("face", "back")}
+    full = max(pages, key=len)
+    for index, page in enumerate(reader.pages):
+        trim = Box(*(float(v) for v in page.trimbox))
+        bleed = Box(*(float(v) for v in page.bleedbox))
+        cards = pages[index]
+        if variant == "fold":
+            want = _union([cut_box(c) for c in full])
+        else:
+            want = full_cut[page_side(cards)]
+        assert same_box(trim, want, EXACT_MM), (variant, index + 1, trim, want)
+        grown = Box(want.x0 - mm(bleed_mm), want.y0 - mm(bleed_mm), want.x1 + mm(bleed_mm), want.y1 + mm(bleed_mm))
+        assert same_box(bleed, grown, EXACT_MM), (variant, index + 1, bleed, grown)
+        for card in cards:  # every card's cut rectangle lies inside the trim box
+            c = cut_box(card, bleed_mm)
+            assert trim.x0 - mm(EXACT_MM) <= c.x0 and c.x1 <= trim.x1 + mm(EXACT_MM)
+
+
+def _colour_operators(reader: pypdf.PdfReader):
+    """Every colour-setting operator of every page and of every form XObject they use, walked recursively."""
+    seen: set[int] = set()
+
+    def walk(contents, resources):
+        for operands, operator in ContentStream(contents, reader).operations:
+            if operator in (b"rg", b"RG", b"g", b"G", b"k", b"K", b"sc", b"scn", b"SC", b"SCN"):
+                yield operator, tuple(float(v) for v in operands if not isinstance(v, pypdf.generic.NameObject))
+            elif operator == b"Do" and resources is not None:
+                xobject_ref = resources.get_object().get("/XObject", {}).get_object()[operands[0]]
+                key = getattr(xobject_ref, "idnum", id(xobject_ref))
+                xobject = xobject_ref.get_object()
+                if xobject.get("/Subtype") == "/Form" and key not in seen:
+                    seen.add(key)
+                    yield from walk(xobject, xobject.get("/Resources"))
+
+    for page in reader.pages:
+        yield from walk(page.get_contents(), page.get("/Resources"))
+
+
+def test_black_is_printed_in_black_ink_alone(kit):
+    """No black as RGB 0/0/0 (a print shop would separate it into four inks): black is `0 g` / `0 G`."""
+    for output in kit("base").files:
+        operators = list(_colour_operators(pypdf.PdfReader(output.path)))
+        rgb_black = [(op, values) for op, values in operators if op in (b"rg", b"RG") and not any(values)]
+        assert rgb_black == [], f"{output.path.name}: {len(rgb_black)} black colours set as RGB"
+        rich = [(op, values) for op, values in operators if op in (b"k", b"K") and any(values[:3])]
+        assert rich == [], output.path.name
+        assert (b"g", (0.0,)) in operators, f"{output.path.name}: no black text at all?"
+
+
+def test_letter_holds_nine_poker_cards_with_ruler_and_marks_in_the_side_margins(kit, back_words, total_cards):
+    path = file_of(kit("letter"), "cards")
+    width, height = page_size(path)
+    assert (round(width), round(height)) == (612, 792)
+    pages, art = cards_by_page(path, back_words), page_art(path)
+    assert max(len(page) for page in pages) == 9
+    assert len(pages) == 2 * math.ceil(total_cards / 9)
+    for index, cards in enumerate(pages):
+        for card in cards:
+            assert_card_size(card.box, f"letter page {index + 1}")
+        marks = [m for m in art[index].marks if max(m.bounds.width, m.bounds.height) < mm(5)]  # not the hairlines
+        assert marks and all(box_distance(m.bounds, c.box) >= mm(1) - mm(EXACT_MM) for m in marks for c in cards)
+        for m in marks:  # nothing printed closer than 5 mm to an edge
+            b = m.bounds
+            assert min(b.x0, b.y0, width - b.x1, height - b.y1) >= mm(5) - mm(EXACT_MM)
+    # the ruler: 0.5 pt lines up the left margin, ticks from 0 to 100 mm
+    face = art[0]
+    ruler = [p for p in face.paths if p.is_segment and abs(p.linewidth - 0.5) < 0.01]
+    left = [p for p in ruler if p.bounds.x1 < min(c.box.x0 for c in pages[0])]
+    ticks = [p.bounds for p in left if abs(p.bounds.y1 - p.bounds.y0) < 0.01]
+    assert ticks and pt_to_mm(max(t.y0 for t in ticks) - min(t.y0 for t in ticks)) == pytest.approx(100, abs=EXACT_MM)
+    right = [p for p in ruler if p.bounds.x0 > max(c.box.x1 for c in pages[0])]
+    inch = [p.bounds for p in right if abs(p.bounds.y1 - p.bounds.y0) < 0.01]
+    assert inch and (max(t.y0 for t in inch) - min(t.y0 for t in inch)) / 72 == pytest.approx(4, abs=1e-4)
+    # no room for marks above and below: a hairline on each vertical cut, on faces only
+    xs = distinct([v for c in pages[0] for v in (c.box.x0, c.box.x1)], mm(0.05))
+    guides = [p for p in face.paths if p.is_segment and p.linewidth <= THIN and abs(p.bounds.x1 - p.bounds.x0) < 0.01
+              and p.bounds.height > mm(200)]
+    assert distinct([g.bounds.x0 for g in guides], mm(0.05)) == pytest.approx(xs, abs=mm(EXACT_MM))
+    assert not [p for p in art[1].paths if p.is_segment and p.bounds.height > mm(200) and p.linewidth <= THIN]
+    # A4 is unchanged: 9 cards, the ruler at the bottom
+    a4 = cards_by_page(file_of(kit("base"), "cards"), back_words)
+    assert max(len(page) for page in a4) == 9
+
+
+def test_margin_option_puts_crop_marks_above_and_below_on_letter(kit, back_words):
+    path = file_of(kit("letter-margin"), "cards")
+    width, height = page_size(path)
+    art = page_art(path)
+    cards = cards_by_page(path, back_words)[0]
+    vertical = [m for m in art[0].marks if abs(m.bounds.x1 - m.bounds.x0) < 0.01]
+    top = max(c.box.y1 for c in cards)
+    assert len([m for m in vertical if m.bounds.y0 > top]) == 4
+    everything = [p.bounds for p in art[0].paths] + [c.box for c in cards]
+    closest = min(min(b.x0, b.y0, width - b.x1, height - b.y1) for b in everything)
+    assert pt_to_mm(closest) >= 2 - EXACT_MM and pt_to_mm(closest) < 5
+    assert "closer than 2 mm" in text_of(file_of(kit("letter-margin"), "print-guide"))
+
+
+def test_print_guide_gives_cards_per_sheet_for_each_paper_and_the_margin(kit):
+    for variant in ("base", "letter"):
+        text = text_of(file_of(kit(variant), "print-guide"))
+        assert "9 on A4, 9 on US Letter" in text
+        assert "closer than 5 mm" in text

@@ -74,7 +74,8 @@ def write_pdf(document: Document) -> bytes:
         buffer = io.BytesIO()
         first = document.pages[0] if document.pages else Page(595.2756, 841.8898)
         canvas = Canvas(buffer, pagesize=(first.width, first.height), invariant=1, pageCompression=1,
-                        initialFontName=REGULAR)
+                        initialFontName=REGULAR, pdfVersion=(1, 7) if document.duplex else (1, 6))
+        # the header names the version of the newest key written: /Duplex is PDF 1.7, /PrintScaling 1.6
         canvas.setTitle(document.title)
         canvas.setAuthor(document.author)
         canvas.setCreator("kitgen")
@@ -85,8 +86,8 @@ def write_pdf(document: Document) -> bytes:
         painter = _Painter(canvas, document.forms)
         for page in document.pages:
             canvas.setPageSize((page.width, page.height))
-            for name, box in page.boxes.items():
-                canvas.setCropBox(box, name=name)
+            for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
+                canvas.setCropBox(page.boxes.get(name), name=name)
             painter.state = {}  # every page starts from PDF's default graphics state
             painter.draw(page.items)
             canvas.showPage()

@@ -1,6 +1,10 @@
 """Imposition: where cards, their backs, cut marks and the calibration band go. Pure geometry, in points.
 
-One engine serves every printing option: long- or short-edge duplex, no backs, gutter fold, bleed.
+One engine serves every printing option: long- or short-edge duplex, no backs, gutter fold, bleed, margin.
+Two layouts are tried and the denser kept: the ruler and sheet label in a band under the cards, or (when that
+leaves a row out, as 9 poker cards on US Letter) in narrow strips down both side margins, with the crop marks
+of the horizontal cuts beside the cards and the vertical cuts marked above and below when there is room, else
+by hairlines on the cut.
 """
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kitgen.errors import PlanError
-from kitgen.units import CardSize, PaperSize, mm
+from kitgen.units import CardSize, PaperSize, mm, to_mm
 
 PAGE_MARGIN = mm(5)  # nothing is printed closer than this to a page edge
 MARK_GAP = mm(1)  # crop marks stop this far from the art (card + bleed), so they never touch a card
@@ -17,6 +21,7 @@ MARK_LENGTH = mm(3)
 MARK_ZONE = MARK_GAP + MARK_LENGTH
 BAND_HEIGHT = mm(9)  # calibration bar and sheet label, at the bottom of every card sheet
 GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card edge
+SIDE_STRIP = mm(3.5)  # side layout: the width of each side strip (ruler along one, words along the other)
 
 Duplex = Literal["long", "short", "none"]
 
@@ -59,6 +64,7 @@ class Sheet:
     duplex: Duplex = "long"
     fold: bool = False  # gutter fold: backs on the same page, below a fold line
     bleed: float = 0.0  # points of art beyond every cut line
+    margin: float = PAGE_MARGIN  # nothing is printed closer than this to a page edge
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,18 @@ class Grid:
     rows: int
     left: float  # x of the first column's left cut line
     bottom: float  # y of the last row's bottom cut line
-    band: Rect  # where the calibration bar and the sheet label go
+    band: Rect  # where the calibration bar and the sheet label go (side layout: the left strip)
     sheet: Sheet = field(default_factory=Sheet)
+    side: Rect | None = None  # side layout: the right strip (the band then runs down the left margin)
+    guides: bool = False  # side layout without room above and below: vertical cuts drawn as hairlines on the cut
+
+    @property
+    def layout(self) -> str:
+        return "band" if self.side is None else "sides"
+
+    @property
+    def margin(self) -> float:
+        return self.sheet.margin
 
     @property
     def gap(self) -> float:
@@ -136,30 +152,67 @@ def _fit(length: float, card: float, gap: float) -> int:
 
 
 def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
-    """As many cards as fit upright, with room for crop marks, margins, bleed and the calibration band.
+    """As many cards as fit upright, with room for crop marks, margins, bleed and the ruler: the band layout,
+    or the side layout when that holds more cards (never for a gutter fold).
 
     The grid is centred across the page, so a long-edge flip puts every back exactly behind its face.
     """
+    band = _band_layout(page, card, sheet)
+    sides = None if sheet.fold else _side_layout(page, card, sheet)
+    if sides is not None and (band is None or sides.per_sheet > band.per_sheet):
+        return sides
+    if band is None:
+        raise PlanError(f"a {card} card does not fit on this paper ({page}) with {to_mm(sheet.margin):g} mm margins, "
+                        "crop marks and the calibration bar; choose a smaller card or larger paper")
+    return band
+
+
+def _band_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
+    """The ruler and the sheet label in a band under the cards; crop marks on all four sides."""
+    margin = sheet.margin
     zone = MARK_ZONE + sheet.bleed
     gap = 2 * sheet.bleed
-    usable_width = page.width - 2 * (PAGE_MARGIN + zone)
+    usable_width = page.width - 2 * (margin + zone)
     columns = _fit(usable_width, card.width, gap)
-    band = Rect(PAGE_MARGIN, PAGE_MARGIN, page.width - 2 * PAGE_MARGIN, BAND_HEIGHT)
+    band = Rect(margin, margin, page.width - 2 * margin, BAND_HEIGHT)
     if sheet.fold:
         # faces above the fold, backs mirrored below it; the lower half also holds the band
         half = page.height / 2
-        usable_height = half - GUTTER - zone - PAGE_MARGIN - BAND_HEIGHT
+        usable_height = half - GUTTER - zone - margin - BAND_HEIGHT
         rows = _fit(usable_height, card.height, gap)
         bottom = half + GUTTER
     else:
-        usable_height = page.height - 2 * (PAGE_MARGIN + zone) - BAND_HEIGHT
+        usable_height = page.height - 2 * (margin + zone) - BAND_HEIGHT
         rows = _fit(usable_height, card.height, gap)
-        bottom = PAGE_MARGIN + BAND_HEIGHT + zone + (usable_height - (rows * card.height + (rows - 1) * gap)) / 2
+        bottom = margin + BAND_HEIGHT + zone + (usable_height - (rows * card.height + (rows - 1) * gap)) / 2
     if columns < 1 or rows < 1:
-        raise PlanError(f"a {card} card does not fit on this paper ({page}) with 5 mm margins, "
-                         "crop marks and the calibration bar; choose a smaller card or larger paper")
+        return None
     left = (page.width - (columns * card.width + (columns - 1) * gap)) / 2
     return Grid(page, card, columns, rows, left, bottom, band, sheet)
+
+
+def _side_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
+    """The ruler down the left margin and the words down the right one, the crop marks of the horizontal cuts
+    beside the cards; above and below the cards only the marks of the vertical cuts, or, when even they do not
+    fit, hairlines on those cuts (`guides`)."""
+    margin = sheet.margin
+    zone = MARK_ZONE + sheet.bleed
+    gap = 2 * sheet.bleed
+    columns = _fit(page.width - 2 * (margin + SIDE_STRIP + zone), card.width, gap)
+    rows = _fit(page.height - 2 * (margin + zone), card.height, gap)
+    guides = False
+    # hairlines on the cut only without bleed: with bleed they would cross the neighbouring card's art
+    if not sheet.bleed and (rows < 1 or _fit(page.height - 2 * margin, card.height, gap) > rows):
+        rows, guides = _fit(page.height - 2 * margin, card.height, gap), True
+    if columns < 1 or rows < 1:
+        return None
+    width = columns * card.width + (columns - 1) * gap
+    height = rows * card.height + (rows - 1) * gap
+    left, bottom = (page.width - width) / 2, (page.height - height) / 2
+    strip_height = page.height - 2 * margin
+    band = Rect(margin, margin, SIDE_STRIP, strip_height)
+    side = Rect(page.width - margin - SIDE_STRIP, margin, SIDE_STRIP, strip_height)
+    return Grid(page, card, columns, rows, left, bottom, band, sheet, side, guides)
 
 
 def crop_marks(grid: Grid) -> list[Segment]:
@@ -167,7 +220,7 @@ def crop_marks(grid: Grid) -> list[Segment]:
     xs, ys = grid.cut_lines()
     near, far = MARK_GAP + grid.sheet.bleed, MARK_ZONE + grid.sheet.bleed
     marks = []
-    for x in xs:
+    for x in ([] if grid.guides else xs):
         marks.append(Segment(x, grid.top + near, x, grid.top + far))
         marks.append(Segment(x, grid.bottom - far, x, grid.bottom - near))
     for y in ys:
@@ -177,6 +230,23 @@ def crop_marks(grid: Grid) -> list[Segment]:
         fold = grid.fold_y
         marks += [Segment(s.x0, 2 * fold - s.y0, s.x1, 2 * fold - s.y1) for s in marks]  # type: ignore[operator]
     return marks
+
+
+def cut_guides(grid: Grid) -> list[Segment]:
+    """Side layout without room for marks above and below: a hairline on every vertical cut, over the cards'
+    height (it is cut away with the cut); nothing otherwise."""
+    if not grid.guides:
+        return []
+    xs, _ = grid.cut_lines()
+    return [Segment(x, grid.bottom, x, grid.top) for x in xs]
+
+
+def trim_box(grid: Grid) -> Rect:
+    """The rectangle the cut lines enclose on a face page (with a gutter fold: the faces and their backs)."""
+    if grid.sheet.fold:
+        low = 2 * grid.fold_y - grid.top  # type: ignore[operator]
+        return Rect(grid.left, low, grid.right - grid.left, grid.top - low)
+    return Rect(grid.left, grid.bottom, grid.right - grid.left, grid.top - grid.bottom)
 
 
 def back_band(grid: Grid) -> Rect:

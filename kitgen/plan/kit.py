@@ -1,14 +1,14 @@
 """Plan a whole kit: which cards go on which sheet, which slips and mat parts are printed."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kitgen.errors import PlanError
 from kitgen.load.model import Activity, Board, Slip
 from kitgen.plan import CardSheet, Grid, card_sheets
 from kitgen.plan.imposition import Sheet, impose
 from kitgen.plan.tiling import BoardLayout, Tile, board_layout, tile
-from kitgen.units import CardSize, PaperSize, parse_card_size
+from kitgen.units import PAPER_SIZES, CardSize, PaperSize, parse_card_size
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class KitPlan:
     boards: list[BoardPlan]
     seats: list[Seat]
     kits: int
+    per_paper: dict[str, int] = field(default_factory=dict)  # cards per sheet with these options: {"a4": 9, ...}
 
     @property
     def kit_numbers(self) -> list[int]:
@@ -94,7 +95,7 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
     slips = []
     for index, slip in enumerate(activity.slips):
         try:
-            slip_grid = impose(paper, parse_card_size(slip.size))
+            slip_grid = impose(paper, parse_card_size(slip.size), Sheet("none", margin=sheet.margin))
         except PlanError as error:
             raise PlanError(str(error), ("slips", index, "size")) from None
         copies = slip.copies * (len(seats) if slip.per_player else kits)
@@ -105,4 +106,15 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
         layout = board_layout(p.columns, p.rows, p.width, p.height, p.gap)
         boards.append(BoardPlan(board, layout, tile(layout.size, paper),
                                 [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers]))
-    return KitPlan(paper, grid, decks, slips, boards, seats, kits)
+    return KitPlan(paper, grid, decks, slips, boards, seats, kits, per_paper(card, sheet))
+
+
+def per_paper(card: CardSize, sheet: Sheet) -> dict[str, int]:
+    """Cards per sheet on each paper with the same options (0 where the card does not fit)."""
+    counts = {}
+    for name, size in PAPER_SIZES.items():
+        try:
+            counts[name] = impose(size, card, sheet).per_sheet
+        except PlanError:
+            counts[name] = 0
+    return counts

@@ -1,6 +1,7 @@
 """Card sheets as display lists: each face page followed by its mirrored back page, each card design a form."""
 from __future__ import annotations
 
+import copy
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -10,8 +11,8 @@ from typing import Callable, Hashable, Mapping, Sequence
 from kitgen.display import (BLACK, WHITE, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, Text,
                             Use, rotate_half_turn, translate)
 from kitgen.errors import BuildError, UnprintableContent
-from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks
-from kitgen.plan.imposition import PAGE_MARGIN, back_band
+from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks, cut_guides, trim_box
+from kitgen.plan.imposition import back_band
 from kitgen.load.images import Picture
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
@@ -334,15 +335,84 @@ def _calibration(band: Rect, label: str, ruler_note: str, letter: bool) -> list[
             *label_items(label, Slot(lower, 7, align="left", min_size=5))]
 
 
+def _inch_ruler() -> tuple[Item, ...]:
+    """A 4 in ruler along x from the origin, ticks every eighth upwards, its words after its end."""
+    pen = Stroke(0.5, BLACK)
+    items: list[Item] = [Line(0, 0, 4 * INCH, 0, pen)]
+    items += [Line(e * INCH / 8, 0, e * INCH / 8, mm(2.5) if e % 8 == 0 else mm(1.2), pen) for e in range(0, 33, 2)]
+    return (*items, Text(4 * INCH + mm(1), mm(1), "4 in", REGULAR, 6))
+
+
+def _side_calibration(grid: Grid, label: str, ruler_note: str, letter: bool) -> list[Item]:
+    """Side layout: the 100 mm ruler and the words to check it down the left strip, the 4 in ruler (Letter) and
+    the sheet label down the right strip, each drawn along its strip (turned a quarter clockwise, read from the
+    top, as text extractors read it)."""
+    left, right = grid.band, grid.side
+    assert right is not None
+    inset, length = mm(0.2), left.height - mm(4)
+    note_start = mm(116)
+    up = Group((*_ruler(0, 0, False),
+                *label_items(ruler_note, Slot(Rect(note_start, 0, length - note_start, left.width - inset), 7,
+                                              bold=True, align="left", min_size=5))),
+               (0.0, -1.0, 1.0, 0.0, left.x + inset, left.top - mm(2)))
+    label_start = 4 * INCH + mm(12) if letter else 0.0
+    down = Group((*(_inch_ruler() if letter else ()),
+                  *label_items(label, Slot(Rect(label_start, 0, length - label_start, right.width - inset), 7,
+                                           align="left", min_size=5))),
+                 (0.0, -1.0, 1.0, 0.0, right.x + inset, right.top - mm(2)))
+    return [up, down]
+
+
 def _fold_line(grid: Grid, label: str) -> list[Item]:
+    """The dashed fold line across the page, and its label above it over the middle of a card column, where no
+    crop mark runs (the marks continue the cut lines, between the columns and beside the grid)."""
     fold = grid.fold_y
-    return [Line(PAGE_MARGIN, fold, grid.page.width - PAGE_MARGIN, fold, Stroke(0.4, BLACK, (4, 3))),
-            Text(PAGE_MARGIN, fold + mm(1), label, REGULAR, 7)]
+    column = grid.cell(grid.columns // 2)
+    x = column.x + (column.width - string_width(label, REGULAR, 7)) / 2
+    return [Line(grid.margin, fold, grid.page.width - grid.margin, fold, Stroke(0.4, BLACK, (4, 3))),
+            Text(x, fold + mm(1), label, REGULAR, 7)]
+
+
+# what ink-light prints instead of a filled symbol: its outline
+# (● → ◎, not ○: a deck may hold both)
+OUTLINED = str.maketrans("●▲◆■★♠♥♦♣▼◀▶⬤", "◎△◇□☆♤♡♢♧▽◁▷◎")
+
+
+def outlined(design: Design) -> Design:
+    """The design with every filled symbol character replaced by its outline (ink-light)."""
+    xml = copy.deepcopy(design.xml)
+    for element in xml.iter():
+        if element.text:
+            element.text = element.text.translate(OUTLINED)
+        if element.tail:
+            element.tail = element.tail.translate(OUTLINED)
+    return replace(design, xml=xml)
+
+
+def _deck_words(back: Design) -> str:
+    """A back's symbol and title, as one line ("● Player 1")."""
+    parts = [" ".join("".join(element.itertext()).split()) for tag in ("symbol", "title")
+             for element in back.xml.findall(tag)]
+    return " ".join(part for part in parts if part)
+
+
+def _deck_marker(words: str, width: float, height: float) -> list[Item]:
+    """The deck's back symbol and title at the foot of a face, left of the kit label (printed without backs)."""
+    safe = Rect(0, 0, width, height).inset(SAFE_INSET)
+    return label_items(words, Slot(Rect(safe.x, safe.y, safe.width / 2, safe.height * 0.05), 7, bold=True,
+                                   align="left", min_size=5))
+
+
+def _neutral_border(width: float, height: float) -> Item:
+    """A white border inside a back's cut line: a shifted back page then shows white at a card's edge, never a
+    sliver of the neighbouring card's back."""
+    return Box(0, 0, width, height, Stroke(2 * NEUTRAL_BORDER, WHITE))
 
 
 DRAW = {"face": _face, "back": _back, "slip": _slip}
 CROP_MARK = Stroke(0.25, BLACK)
 CUT_LINE = Stroke(0.25, (0.45,))
+NEUTRAL_BORDER = mm(1.5)  # without bleed, where neighbouring backs differ: white this far inside every back's edge
 
 
 @dataclass(frozen=True)
@@ -375,24 +445,47 @@ def render_card_sheets(
     document = Document(text.title, duplex=sheet_options.duplex if with_backs and not sheet_options.fold else None)
     width, height, bleed = grid.card.width, grid.card.height, sheet_options.bleed
     names: dict[tuple[str, Hashable], str] = {}
+    bordered = with_backs and not bleed and not style.light and _neighbours_differ(sheets, grid, back_of)
+    # backs not printed: what tells the decks apart (each back's symbol and title) goes on the faces
+    unprinted_backs = backs is not None and not with_backs and len(
+        {back_of(item) for sheet in sheets for _, item in sheet.faces}) > 1
 
     def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> Use:
         if (kind, key) not in names:
             name = names[(kind, key)] = f"{kind}{len(names)}"
-            document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed),
-                                        tuple(DRAW[design.kind](design, width, height, style, bleed)), design.label,
-                                        design.stem)
+            drawn = DRAW[design.kind](outlined(design) if style.light else design, width, height, style, bleed)
+            if kind == "back" and bordered:
+                drawn.append(_neutral_border(width, height))
+            if kind == "face" and unprinted_backs and key in marker_of:
+                drawn += _deck_marker(marker_of[key], width, height)
+            document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed), tuple(drawn),
+                                        design.label, design.stem)
         where = rotate_half_turn(rect.right, rect.top) if rotated else translate(rect.x, rect.y)
         return Use(names[(kind, key)], where)
 
-    def page(side: str, sheet: CardSheet, items: list[Item], marks: list, outlines: list[Rect], band: Rect) -> Page:
+    def page(side: str, sheet: CardSheet, items: list[Item], marks: list, outlines: list[Rect], band: Rect,
+             trim: Rect) -> Page:
+        """`outlines`: the cards whose cut lines are drawn (faces only: a line on a back would show on the card)."""
         if style.cut_lines in ("marks", "both"):
             items += [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
         if style.cut_lines in ("lines", "both"):
             items += [Box(r.x, r.y, r.width, r.height, CUT_LINE) for r in outlines]
-        items += _calibration(band, text.sheet_label(sheet.number, len(sheets), side), text.ruler_note, letter)
-        return Page(grid.page.width, grid.page.height, items)
+        if side == "faces":  # no room for the marks of the vertical cuts: a hairline on each, cut away with it
+            items += [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
+        label = text.sheet_label(sheet.number, len(sheets), side)
+        if grid.side is not None:
+            items += _side_calibration(grid, label, text.ruler_note, letter)
+        else:
+            items += _calibration(band, label, text.ruler_note, letter)
+        art = trim.inset(-bleed)
+        boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
+        return Page(grid.page.width, grid.page.height, items, boxes)
 
+    marker_of: dict[Hashable, str] = {}
+    if unprinted_backs:
+        for sheet in sheets:
+            for _, item in sheet.faces:
+                marker_of[face_key(item)] = _deck_words(backs[back_of(item)])  # type: ignore[index]
     rotated = backs_rotated(sheet_options)
     for sheet in sheets:
         items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
@@ -401,15 +494,40 @@ def render_card_sheets(
             items += [place(rect, "back", back_of(item), backs[back_of(item)], True)  # type: ignore[index]
                       for rect, item in sheet.backs]
             items += _fold_line(grid, text.fold_label)
-            document.pages.append(page("faces", sheet, items, crop_marks(grid),
-                                       [r for r, _ in sheet.faces] + [r for r, _ in sheet.backs], grid.band))
+            document.pages.append(page("faces", sheet, items, crop_marks(grid), [r for r, _ in sheet.faces],
+                                       grid.band, trim_box(grid)))
             continue
-        document.pages.append(page("faces", sheet, items, crop_marks(grid), [r for r, _ in sheet.faces], grid.band))
+        document.pages.append(page("faces", sheet, items, crop_marks(grid), [r for r, _ in sheet.faces], grid.band,
+                                   trim_box(grid)))
         if with_backs:
             items = [place(rect, "back", back_of(item), backs[back_of(item)], rotated)  # type: ignore[index]
                      for rect, item in sheet.backs]
-            back_page = page("backs", sheet, items, back_marks(grid), [r for r, _ in sheet.backs], back_band(grid))
+            face_trim = trim_box(grid)
+            trim = Rect(*_mirror_rect(face_trim, grid))
+            dx, dy = style.back_offset
+            back_page = page("backs", sheet, items, back_marks(grid), [], back_band(grid),
+                             Rect(trim.x + dx, trim.y + dy, trim.width, trim.height))
             if style.back_offset != (0.0, 0.0):  # the printer's measured shift, on back pages only
                 back_page.items = [Group(tuple(back_page.items), translate(*style.back_offset))]
             document.pages.append(back_page)
     return document
+
+
+def _mirror_rect(rect: Rect, grid: Grid) -> tuple[float, float, float, float]:
+    """Where a face-page rectangle falls on the back page (as the backs are mirrored)."""
+    if grid.sheet.duplex == "short":
+        return rect.x, grid.page.height - rect.top, rect.width, rect.height
+    return grid.page.width - rect.right, rect.y, rect.width, rect.height
+
+
+def _neighbours_differ(sheets: Sequence[CardSheet[Hashable]], grid: Grid,
+                       back_of: Callable[[Hashable], Hashable]) -> bool:
+    """Whether two cards side by side (or one above the other) anywhere in the file have different backs."""
+    for sheet in sheets:
+        at = {(round(rect.x, 3), round(rect.y, 3)): back_of(item) for rect, item in sheet.faces}
+        step_x, step_y = round(grid.card.width + grid.gap, 3), round(grid.card.height + grid.gap, 3)
+        for (x, y), key in at.items():
+            for neighbour in ((round(x + step_x, 3), y), (x, round(y + step_y, 3))):
+                if neighbour in at and at[neighbour] != key:
+                    return True
+    return False

@@ -27,6 +27,12 @@ class Slot:
     color: tuple[float, float, float] = (0, 0, 0)
 
 
+def neutral(color: tuple[float, ...]) -> tuple[float, ...]:
+    """A colour as the display list should hold it: a neutral (black, grey) as one grey level, printed in black
+    ink alone (DeviceGray), never as RGB, which a print shop would separate into all four inks."""
+    return (float(color[0]),) if len(set(color)) == 1 else tuple(color)
+
+
 class DoesNotFit(Exception):
     """The text is too long for its box even at the minimum size."""
 
@@ -139,7 +145,7 @@ def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "")
             x = slot.box.right - width
         else:
             x = slot.box.x
-        items.append(Text(x, baseline, line, font, fit.size, slot.color, origin))
+        items.append(Text(x, baseline, line, font, fit.size, neutral(slot.color), origin))
         baseline -= leading
     return items, fit.size
 

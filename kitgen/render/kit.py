@@ -94,6 +94,10 @@ class KitRenderer:
 
     def ruler_note(self) -> str:
         _ = self.gettext
+        if self.plan.grid.side is not None:  # the side layout: a ruler up each side margin
+            if self.letter:
+                return _("Check with a ruler: 100 mm on the left, 4 in on the right, at 100% / Actual size.")
+            return _("Check with a ruler: the bar on the left is 100 mm long at 100% / Actual size.")
         if self.letter:
             return _("Check with a ruler: 100 mm above, 4 in below, at 100% / Actual size.")
         return _("Check with a ruler: this bar is 100 mm long at 100% / Actual size.")
@@ -236,6 +240,8 @@ class KitRenderer:
         """The printing choices, as the print guide states them."""
         sheet, style = self.plan.grid.sheet, self.style
         return {"duplex": sheet.duplex, "fold": sheet.fold, "bleed": f"{to_mm(sheet.bleed):g}" if sheet.bleed else "",
+                "margin": f"{to_mm(sheet.margin):g}", "guides": self.plan.grid.guides,
+                "side": self.plan.grid.side is not None, "per_paper": self.plan.per_paper,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 
