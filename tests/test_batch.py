@@ -304,7 +304,7 @@ def test_an_activity_whose_content_breaks_keeps_its_last_good_kit_in_the_index_w
     good = source.read_text(encoding="utf-8")
     edit(source, "count: 6", "count: six")
     broken = run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root)
-    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert broken.returncode == 2, broken.stdout + broken.stderr
     page = html.unescape((out / "index.html").read_text(encoding="utf-8"))
     assert page.count(STALE) == 1, "only the broken activity carries the warning"
     section = page.split("<h2>")[[i for i, part in enumerate(page.split("<h2>")) if STALE in part][0]]
@@ -406,7 +406,7 @@ def broken_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, in
 
 def test_a_broken_activity_does_not_stop_the_others(broken_run):
     root, path, line, column, process = broken_run
-    assert process.returncode == 1, process.stderr
+    assert process.returncode == 2, process.stderr
     assert "Traceback" not in process.stderr + process.stdout
     good = {folder for folder, e in editions(root / "content").items() if e["id"] != BROKEN}
     for folder in good:
@@ -437,7 +437,7 @@ def test_a_file_that_is_not_even_yaml_does_not_stop_the_others(tmp_path: Path):
     assert title
     path.write_text(text[:title.start()] + "title: [never closed\n" + text[title.end() + 1:], encoding="utf-8")
     process = run_kitgen("build", "--all", "--content", "content", "--out", "out", cwd=root)
-    assert process.returncode == 1, process.stderr
+    assert process.returncode == 2, process.stderr
     assert "Traceback" not in process.stderr + process.stdout
     located = [m for m in map(LOCATED.match, process.stderr.splitlines()) if m and "YAML syntax" in m["message"]]
     assert len(located) == 1 and (root / located[0]["file"]).resolve() == path.resolve(), process.stderr
