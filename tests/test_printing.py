@@ -1019,3 +1019,19 @@ def test_print_guide_gives_cards_per_sheet_for_each_paper_and_the_margin(kit):
         text = text_of(file_of(kit(variant), "print-guide"))
         assert "9 on A4, 9 on US Letter" in text
         assert "closer than 5 mm" in text
+
+
+def test_margin_on_the_command_line_reaches_the_sheets(tmp_path, monkeypatch):
+    monkeypatch.delenv("KITGEN_CONTENT", raising=False)
+    runner = CliRunner()
+    result = runner.invoke(main, ["build", ACTIVITY, "--content", str(CONTENT), "--out", str(tmp_path),
+                                  "--paper", "letter", "--margin", "2"])
+    assert result.exit_code == 0, result.output
+    [path] = [p for p in tmp_path.rglob("*-cards.pdf")]
+    art = page_art(path)
+    top = max(form.box.y1 for form in art[0].forms)
+    above = [m for m in art[0].marks if abs(m.bounds.x1 - m.bounds.x0) < 0.01 and m.bounds.y0 > top]
+    assert len(above) == 4, "with --margin 2 the vertical cuts of 9 Letter cards get crop marks above them"
+    refused = runner.invoke(main, ["build", ACTIVITY, "--content", str(CONTENT), "--out", str(tmp_path),
+                                   "--margin", "30"])
+    assert refused.exit_code == 2 and "--margin" in refused.output
