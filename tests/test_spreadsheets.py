@@ -232,13 +232,17 @@ def test_reading_ten_thousand_rows_adds_at_most_a_third_of_a_second(tmp_path: Pa
         return min(times)
 
     from_sheet, from_yaml = best(content / "animals.yaml"), best(yaml_content / "animals.yaml")
-    start = time.perf_counter()
-    read_csv(content / "animals.csv")
-    reading = time.perf_counter() - start
+    def fastest(read) -> float:  # the best of three: this machine is shared
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            assert len(read().rows) == 10_000
+            times.append(time.perf_counter() - start)
+        return min(times)
+
     write_xlsx(tmp_path / "big.xlsx", {"Cards": rows})
-    start = time.perf_counter()
-    assert len(read_workbook(tmp_path / "big.xlsx").rows) == 10_000
-    reading_xlsx = time.perf_counter() - start
+    reading = fastest(lambda: read_csv(content / "animals.csv"))
+    reading_xlsx = fastest(lambda: read_workbook(tmp_path / "big.xlsx"))
     print(f"10,000 rows: load from CSV {from_sheet:.3f} s, from YAML {from_yaml:.3f} s, reading the CSV "
           f"{reading:.3f} s, the XLSX {reading_xlsx:.3f} s")
     assert reading < 0.3 and reading_xlsx < 0.3

@@ -518,13 +518,19 @@ _READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description"
 def _or_table(extra: dict[str, Any]):
     """A JSON Schema hook: the field's own schema, or a spreadsheet reference (a file name, or `{file: ...}`)."""
     def hook(schema: dict[str, Any]) -> None:
+        # if/then/else rather than anyOf: a mistake in a list written in YAML is reported at its own place
+        # (decks.0.cards.3.count), not as "not valid under any of the given schemas"
         own = dict(schema)
-        title = own.pop("title", None)
+        title, default = own.pop("title", None), own.pop("default", None)
         schema.clear()
-        schema["anyOf"] = [own, _FILE_SCHEMA, {"type": "object", "required": ["file"], "additionalProperties": False,
-                                               "properties": {**_READ_OPTIONS, **extra}}]
+        schema.update({"if": {"type": "array"}, "then": own,
+                       "else": {"anyOf": [_FILE_SCHEMA, {"type": "object", "required": ["file"],
+                                                         "additionalProperties": False,
+                                                         "properties": {**_READ_OPTIONS, **extra}}]}})
         if title:
             schema["title"] = title
+        if default is not None:
+            schema["default"] = default
     return hook
 
 
