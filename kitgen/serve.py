@@ -345,9 +345,20 @@ h1{margin:.2em 0} h2{font-size:1.1em;margin:1.2em 0 .4em} small{font-weight:norm
 """
 
 _SCRIPT = """
-const shown = %d;
+let shown = %d;
 const events = new EventSource('/events');
-events.onmessage = (event) => { if (Number(event.data) !== shown) { events.close(); location.reload(); } };
+events.onmessage = async (event) => {  // a rebuild: the page's new body replaces the old one, in place
+  const generation = Number(event.data);
+  if (generation === shown) return;
+  shown = generation;
+  try {
+    const response = await fetch(location.href, {cache: 'no-store'});
+    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+    for (const script of page.body.querySelectorAll('script')) script.remove();
+    document.body.replaceWith(page.body);
+    document.title = page.title;
+  } catch (error) { location.reload(); }
+};
 """
 
 

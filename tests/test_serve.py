@@ -122,12 +122,12 @@ def test_serve_shows_the_kit_refreshes_after_a_save_shows_a_located_error_and_re
         cards_before = [p["src"] for p in pictures if p["role"] == "cards"]
 
         # an edit is shown without touching the browser: the title, and the card whose caption changed
-        page.evaluate("window.notReloaded = true")
+        generation = page.evaluate("document.body.dataset.generation")
         source.write_text(original.replace("title: Growing discard deck", "title: Growing discard, edited", 1)
                           .replace("count: 6", "count: 5", 1), encoding="utf-8")
         page.wait_for_function("() => document.querySelector('h1').textContent === 'Growing discard, edited'",
                                timeout=TIMEOUT_MS)
-        assert page.evaluate("window.notReloaded === undefined")  # a fresh page, not the old one
+        assert page.evaluate("document.body.dataset.generation") != generation  # the page the server sent after
         after = wait_for_pictures(page, 4)
         assert [p["src"] for p in after if p["role"] == "cards"] != cards_before
 
@@ -189,10 +189,11 @@ def test_save_to_refreshed_page_in_the_browser(library: Path, browser):
         page.goto(served.url)
         wait_for_pictures(page, 4)
         for turn in range(7):
-            page.evaluate("window.notReloaded = true")
+            generation = page.evaluate("document.body.dataset.generation")
             start = time.perf_counter()
             source.write_text(original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8")
-            page.wait_for_function("() => window.notReloaded === undefined", timeout=TIMEOUT_MS, polling=5)
+            page.wait_for_function(f"() => document.body.dataset.generation !== '{generation}'", timeout=TIMEOUT_MS,
+                                   polling=5)
             wait_for_pictures(page, 4)
             walls.append(time.perf_counter() - start)
             time.sleep(0.3)
