@@ -15,6 +15,8 @@ from functools import lru_cache
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
+from reportlab.lib.rl_accel import fp_str
+
 from kitgen.display import (IDENTITY, Box, Circle, Color, Document, Form, Group, Image, Item, Line, Page, Path,
                             Stroke, Text, Use, walk)
 from kitgen.errors import BuildError
@@ -95,9 +97,8 @@ def write_pdf(document: Document) -> bytes:
     return buffer.getvalue()
 
 
+@lru_cache(maxsize=1024)
 def _color(color: Color, stroke: bool) -> str:
-    from reportlab.lib.rl_accel import fp_str
-
     if len(color) == 1:
         return f"{fp_str(color[0])} {'G' if stroke else 'g'}"
     return f"{fp_str(*color)} {'RG' if stroke else 'rg'}"
@@ -126,6 +127,14 @@ def _segments(segments) -> str:
     return " ".join(parts)
 
 
+@lru_cache(maxsize=256)
+def _stroke_operators(stroke: Stroke) -> tuple[tuple[str, object, str], ...]:
+    """(state key, value, operator) for each part of a stroke's style."""
+    return (("stroke", stroke.color, _color(stroke.color, True)), ("width", stroke.width, f"{fp_str(stroke.width)} w"),
+            ("dash", stroke.dash, f"[{fp_str(*stroke.dash) if stroke.dash else ''}] 0 d"),
+            ("cap", stroke.cap, f"{stroke.cap} J"))
+
+
 _SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
 
 
@@ -138,6 +147,7 @@ class _Painter:
         self.defined: set[str] = set()
         self.state: dict[str, object] = {}
         self.shared_resources = None
+        self.codes: dict[Item, str] = {}  # operators of a text or line already written in this file
 
     # ---------------------------------------------------------------- state
     def set(self, key: str, value: object, operator: str) -> None:
@@ -146,12 +156,8 @@ class _Painter:
             self.canvas.addLiteral(operator)
 
     def stroke(self, stroke: Stroke) -> None:
-        from reportlab.lib.rl_accel import fp_str
-
-        self.set("stroke", stroke.color, _color(stroke.color, True))
-        self.set("width", stroke.width, f"{fp_str(stroke.width)} w")
-        self.set("dash", stroke.dash, f"[{fp_str(*stroke.dash) if stroke.dash else ''}] 0 d")
-        self.set("cap", stroke.cap, f"{stroke.cap} J")
+        for key, value, operator in _stroke_operators(stroke):
+            self.set(key, value, operator)
 
     def fill(self, color: Color) -> None:
         self.set("fill", color, _color(color, False))
@@ -172,12 +178,13 @@ class _Painter:
             DRAW[type(item)](self, item)
 
     def text(self, item: Text) -> None:
-        from reportlab.lib.rl_accel import fp_str
-
         # each run in its own q … Q, as ReportLab's text objects were: text extractors (pypdf) take the end of a
         # saved state as the end of a text, and keep runs that sit far apart from running together
-        self.canvas.addLiteral(f"q {_color(item.color, False)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
-                               f"{self.shown(item.font, item.size, item.text)} ET Q")
+        code = self.codes.get(item)
+        if code is None:  # the ruler's words and a sheet's labels come back on every page
+            code = self.codes[item] = (f"q {_color(item.color, False)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
+                                       f"{self.shown(item.font, item.size, item.text)} ET Q")
+        self.canvas.addLiteral(code)
 
     def shown(self, font_name: str, size: float, text: str) -> str:
         """Show-text operators for `text` (the font's subsets name the glyphs; remembered per file)."""
@@ -193,10 +200,11 @@ class _Painter:
         return shows[key]
 
     def line(self, item: Line) -> None:
-        from reportlab.lib.rl_accel import fp_str
-
         self.stroke(item.stroke)
-        self.canvas.addLiteral(f"{fp_str(item.x0, item.y0)} m {fp_str(item.x1, item.y1)} l S")
+        code = self.codes.get(item)
+        if code is None:  # the ruler's strokes and the crop marks come back on every page
+            code = self.codes[item] = f"{fp_str(item.x0, item.y0)} m {fp_str(item.x1, item.y1)} l S"
+        self.canvas.addLiteral(code)
 
     def paint(self, code: str, stroke: Stroke | None, fill: Color | None, alpha: float = 1.0) -> None:
         if stroke is None and fill is None:

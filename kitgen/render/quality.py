@@ -46,7 +46,10 @@ def unprintable_problems(files) -> list[str]:
     for file in files:
         if file.document is None:
             continue
-        for text in file.document.distinct_texts():
+        texts = list(file.document.distinct_texts())
+        if not missing_glyphs("".join(text.text for text in texts)):
+            continue  # the usual case: one look at all of the file's text
+        for text in texts:
             for char in missing_glyphs(text.text):
                 where = text.origin or file.name
                 found.setdefault((where, char), f"{where}: the bundled font cannot draw {char!r} (U+{ord(char):04X}) "
