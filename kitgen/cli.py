@@ -129,6 +129,10 @@ def print_options(command):
                      callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.margin_mm", value),
                      help="Print no closer than this to the paper's edge (default 5; a printer that prints closer "
                           "may fit more, e.g. --margin 2 puts crop marks above and below 9 cards on Letter)."),
+        click.option("--print-shop", is_flag=True, expose_value=False,
+                     callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.print_shop", value),
+                     help="One card per page with bleed (3 mm unless --bleed), each face followed by its back, "
+                          "trim box set: the file print-on-demand services ask for."),
         click.option("--back-offset", metavar="X,Y", help="Shift back pages by X,Y mm (measure with kitgen calibrate)."),
         click.option("--printer", metavar="NAME", shell_complete=_complete_printers,
                      help="Use a saved printer profile's back offset."),
@@ -148,7 +152,8 @@ def _print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
     offset = parse_offset(back_offset) if back_offset else printer_offset(printer) if printer else (0.0, 0.0)
     return {"duplex": duplex, "fold": fold, "bleed_mm": bleed_mm, "cut_lines": cut_lines,
             "back_offset_mm": offset, "ink": ink, "large_print": large_print,
-            "margin_mm": click.get_current_context().meta.get("kitgen.margin_mm")}
+            "margin_mm": click.get_current_context().meta.get("kitgen.margin_mm"),
+            "print_shop": bool(click.get_current_context().meta.get("kitgen.print_shop"))}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -61,6 +61,7 @@ class BuildOptions:
     fold: bool | None = None  # gutter fold instead of duplex
     bleed_mm: float | None = None
     margin_mm: float | None = None  # nothing printed closer to the paper's edge (None: 5 mm)
+    print_shop: bool = False  # one card per page with bleed (3 mm unless asked), faces each followed by its back
     cut_lines: str | None = None  # marks, lines or both
     back_offset_mm: tuple[float, float] = (0.0, 0.0)
     ink: str = "normal"  # normal or light
@@ -71,7 +72,7 @@ class BuildOptions:
         """The options that change the output, as recorded in the manifest."""
         return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
                 "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
-                "margin_mm": self.margin_mm,
+                "margin_mm": self.margin_mm, "print_shop": self.print_shop,
                 "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print,
                 "png_dpi": self.png_dpi}
 
@@ -80,6 +81,9 @@ class BuildOptions:
         printing = activity.printing
         duplex = self.duplex or printing.duplex or "long"
         bleed_mm = self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0)
+        if self.print_shop:  # a print shop trims each card: it needs bleed, and the backs behind their faces
+            bleed_mm = self.bleed_mm if self.bleed_mm is not None else 3.0
+            duplex = "long"
         cut_lines = self.cut_lines or printing.cut_lines or "marks"
         try:
             paper, card = parse_paper(self.paper), parse_card_size(self.card_size or activity.card_size)
@@ -100,7 +104,9 @@ class BuildOptions:
             raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
         fold = self.fold if self.fold is not None else bool(printing.fold)
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
-        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm))  # type: ignore[arg-type]
+        if self.print_shop:  # no gutter fold, no printer's shift: the shop prints every page as it is
+            fold, offset = False, (0.0, 0.0)
+        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop)  # type: ignore[arg-type]
         return ResolvedOptions(paper, card, sheet,
                                Style(cut_lines, offset, self.ink, self.large_print), kits)  # type: ignore[arg-type]
 

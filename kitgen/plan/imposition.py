@@ -65,6 +65,7 @@ class Sheet:
     fold: bool = False  # gutter fold: backs on the same page, below a fold line
     bleed: float = 0.0  # points of art beyond every cut line
     margin: float = PAGE_MARGIN  # nothing is printed closer than this to a page edge
+    print_shop: bool = False  # one card per page, the page its art box (card and bleed): no marks, no ruler
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,10 @@ def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
 
     The grid is centred across the page, so a long-edge flip puts every back exactly behind its face.
     """
+    if sheet.print_shop:
+        bleed = sheet.bleed
+        return Grid(PaperSize(card.width + 2 * bleed, card.height + 2 * bleed), card, 1, 1, bleed, bleed,
+                    Rect(0, 0, 0, 0), sheet)
     band = _band_layout(page, card, sheet)
     sides = None if sheet.fold else _side_layout(page, card, sheet)
     if sides is not None and (band is None or sides.per_sheet > band.per_sheet):

@@ -466,6 +466,10 @@ def render_card_sheets(
     def page(side: str, sheet: CardSheet, items: list[Item], marks: list, outlines: list[Rect], band: Rect,
              trim: Rect) -> Page:
         """`outlines`: the cards whose cut lines are drawn (faces only: a line on a back would show on the card)."""
+        art = trim.inset(-bleed)
+        boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
+        if sheet_options.print_shop:  # the page is the card and its bleed: the shop trims it at the trim box
+            return Page(grid.page.width, grid.page.height, items, {**boxes, "art": boxes["trim"]})
         if style.cut_lines in ("marks", "both"):
             items += [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
         if style.cut_lines in ("lines", "both"):
@@ -477,8 +481,6 @@ def render_card_sheets(
             items += _side_calibration(grid, label, text.ruler_note, letter)
         else:
             items += _calibration(band, label, text.ruler_note, letter)
-        art = trim.inset(-bleed)
-        boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
         return Page(grid.page.width, grid.page.height, items, boxes)
 
     marker_of: dict[Hashable, str] = {}
