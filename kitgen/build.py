@@ -152,7 +152,25 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     result = kit.result()
     if options.png_dpi:
         result.pictures = write_pictures(kit.folder / "png", card_pictures_of(kit.files, options.png_dpi))
+    if options.cutter:  # print-then-cut: the cut file of each card file, beside it
+        result.pictures += write_cut_files(kit.folder, kit.files, options.resolve(loaded.activity))
     return result
+
+
+def write_cut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:
+    """`<cards file>-cut.svg`: the card outlines of a full sheet, on the sheet's own coordinates."""
+    from kitgen.plan.imposition import impose
+    from kitgen.render.cutfile import cut_svg
+    from kitgen.write import write_atomic
+
+    grid = impose(resolved.paper, resolved.card, resolved.sheet)
+    written = []
+    for file in files:
+        if file.role in (Role.CARDS, Role.OPTIONAL_CARDS):
+            path = folder / f"{Path(file.name).stem}-cut.svg"
+            write_atomic(path, cut_svg(grid, resolved.sheet.corner, Path(file.name).stem).encode("utf-8"))
+            written.append(path)
+    return written
 
 
 def card_pictures_of(files: list[OutputFile], dpi: int) -> dict[str, bytes]:

@@ -133,6 +133,13 @@ def print_options(command):
                      callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.print_shop", value),
                      help="One card per page with bleed (3 mm unless --bleed), each face followed by its back, "
                           "trim box set: the file print-on-demand services ask for."),
+        click.option("--cutter", type=click.Choice(["silhouette"]), expose_value=False,
+                     callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.cutter", value),
+                     help="Print-then-cut: Silhouette registration marks on the card sheets and an SVG cut file "
+                          "of the card outlines beside each card file."),
+        click.option("--corners", "corner_mm", type=click.FloatRange(0, 10), metavar="MM", expose_value=False,
+                     callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.corner_mm", value),
+                     help="Round the cards' corners by this radius (cut lines and cut files follow)."),
         click.option("--back-offset", metavar="X,Y", help="Shift back pages by X,Y mm (measure with kitgen calibrate)."),
         click.option("--printer", metavar="NAME", shell_complete=_complete_printers,
                      help="Use a saved printer profile's back offset."),
@@ -153,7 +160,9 @@ def _print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
     return {"duplex": duplex, "fold": fold, "bleed_mm": bleed_mm, "cut_lines": cut_lines,
             "back_offset_mm": offset, "ink": ink, "large_print": large_print,
             "margin_mm": click.get_current_context().meta.get("kitgen.margin_mm"),
-            "print_shop": bool(click.get_current_context().meta.get("kitgen.print_shop"))}
+            "print_shop": bool(click.get_current_context().meta.get("kitgen.print_shop")),
+            "cutter": click.get_current_context().meta.get("kitgen.cutter"),
+            "corner_mm": click.get_current_context().meta.get("kitgen.corner_mm") or 0.0}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

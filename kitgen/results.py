@@ -62,6 +62,8 @@ class BuildOptions:
     bleed_mm: float | None = None
     margin_mm: float | None = None  # nothing printed closer to the paper's edge (None: 5 mm)
     print_shop: bool = False  # one card per page with bleed (3 mm unless asked), faces each followed by its back
+    cutter: str | None = None  # "silhouette": print-then-cut registration marks and an SVG cut file per card file
+    corner_mm: float = 0.0  # rounded card corners (cut lines and cut files follow them)
     cut_lines: str | None = None  # marks, lines or both
     back_offset_mm: tuple[float, float] = (0.0, 0.0)
     ink: str = "normal"  # normal or light
@@ -72,7 +74,8 @@ class BuildOptions:
         """The options that change the output, as recorded in the manifest."""
         return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
                 "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
-                "margin_mm": self.margin_mm, "print_shop": self.print_shop,
+                "margin_mm": self.margin_mm, "print_shop": self.print_shop, "cutter": self.cutter,
+                "corner_mm": self.corner_mm,
                 "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print,
                 "png_dpi": self.png_dpi}
 
@@ -106,7 +109,12 @@ class BuildOptions:
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
         if self.print_shop:  # no gutter fold, no printer's shift: the shop prints every page as it is
             fold, offset = False, (0.0, 0.0)
-        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop)  # type: ignore[arg-type]
+        if self.cutter not in (None, "silhouette"):
+            raise UsageError(f"cutter must be silhouette, got {self.cutter!r}")
+        if not 0 <= self.corner_mm <= 10:
+            raise UsageError(f"corner radius must be between 0 and 10 mm, got {self.corner_mm:g}")
+        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,  # type: ignore[arg-type]
+                      self.cutter is not None, mm(self.corner_mm))
         return ResolvedOptions(paper, card, sheet,
                                Style(cut_lines, offset, self.ink, self.large_print), kits)  # type: ignore[arg-type]
 

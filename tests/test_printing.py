@@ -54,6 +54,7 @@ VARIANTS: dict[str, dict] = {
     "letter-margin": {"paper": "letter", "margin_mm": 2.0},
     "fold-letter": {"paper": "letter", "fold": True},
     "shop": {"print_shop": True},
+    "cutter": {"cutter": "silhouette", "corner_mm": 3.0},
 }
 
 
@@ -1058,3 +1059,71 @@ def test_print_shop_writes_one_card_per_page_with_3_mm_bleed_and_its_trim_box(ki
         assert art[index].marks == [] and art[index].thin_rects == []  # no marks, no ruler: the shop trims
     assert "100 mm" not in " ".join(card.text for page in pages for card in page)
     assert "Print-shop version" in text_of(file_of(kit("shop"), "print-guide"))
+
+
+def _svg_rects(path: Path) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]], float]:
+    """(registration rectangles, cut rectangles as (x, y, w, h, rx)) in the SVG's user units, and mm per unit."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    view = [float(v) for v in root.get("viewBox").split()]
+    mm_per_unit = float(root.get("width").removesuffix("mm")) / view[2]
+    assert float(root.get("height").removesuffix("mm")) / view[3] == pytest.approx(mm_per_unit)
+
+    def rects(group: str) -> list[tuple[float, ...]]:
+        return [tuple(float(r.get(k, 0)) for k in ("x", "y", "width", "height", "rx"))
+                for r in root.find(f"s:g[@id='{group}']", ns).findall("s:rect", ns)]
+    return rects("registration"), rects("cut"), mm_per_unit
+
+
+def test_cut_file_outlines_land_on_the_printed_cut_lines_when_placed_at_the_registration_marks(kit, back_words):
+    """Place the SVG on the printed sheet by its registration marks (the square's corner and the outer corners of
+    the two L marks, as a cutter finds them), then every SVG outline must lie on a printed cut line to 0.1 mm."""
+    result = kit("cutter")
+    pdf = file_of(result, "cards")
+    [svg] = [p for p in result.pictures if p.suffix == ".svg"]
+    marks, cuts, unit_mm = _svg_rects(svg)
+    plumbed = drawn(pdf, 0)
+    # the printed marks: black filled rectangles outside every card
+    cards = cards_by_page(pdf, back_words)[0]
+    printed = [r for r in plumbed.rects if r["fill"] and not any(
+        c.box.contains_point((r["x0"] + r["x1"]) / 2, (r["y0"] + r["y1"]) / 2) for c in cards)]
+    square = [r for r in printed if near(r["x1"] - r["x0"], mm(5)) and near(r["y1"] - r["y0"], mm(5))]
+    assert len(square) == 1 and len(printed) == 5, "a square and two L marks of two bars each"
+    for r in printed:  # the cutter's optical sensor needs the marks clear of the art
+        mark = Box(r["x0"], r["y0"], r["x1"], r["y1"])
+        assert min(box_distance(mark, c.box) for c in cards) >= mm(1.5)
+    _, height = page_size(pdf)
+    # PDF anchor points: the square's outer (top-left) corner; the outer corners of the L marks
+    p_square = (square[0]["x0"], square[0]["y1"])
+    p_right = (max(r["x1"] for r in printed), max(r["y1"] for r in printed))
+    p_low = (min(r["x0"] for r in printed), min(r["y0"] for r in printed))
+    s_square = [m for m in marks if m[2] == pytest.approx(m[3]) and m[2] * unit_mm == pytest.approx(5, abs=0.01)][0]
+    s_tl = (s_square[0], s_square[1])
+    s_right = (max(m[0] + m[2] for m in marks), min(m[1] for m in marks))
+    s_low = (min(m[0] for m in marks), max(m[1] + m[3] for m in marks))
+    # the placement: scale and offset on each axis from the three anchors (y runs down in SVG)
+    sx = (p_right[0] - p_square[0]) / (s_right[0] - s_tl[0])
+    sy = (p_low[1] - p_square[1]) / (s_low[1] - s_tl[1])
+    assert pt_to_mm(sx) / unit_mm == pytest.approx(1, abs=1e-4) and sy < 0, "the SVG is the sheet's size, y down"
+
+    def place(x: float, y: float) -> tuple[float, float]:
+        return p_square[0] + (x - s_tl[0]) * sx, p_square[1] + (y - s_tl[1]) * sy
+
+    printed_cuts = [c for c in plumbed.curves + plumbed.rects if c["stroke"] and c["linewidth"] <= THIN
+                    and c["x1"] - c["x0"] > mm(50)]
+    assert len(cuts) == len(cards) == len(printed_cuts) == 4
+    for x, y, w, h, rx in cuts:
+        (x0, y1), (x1, y0) = place(x, y), place(x + w, y + h)
+        match = [c for c in printed_cuts if all(abs(a - b) <= mm(TOL_MM) for a, b in
+                 ((c["x0"], x0), (c["y0"], y0), (c["x1"], x1), (c["y1"], y1)))]
+        assert len(match) == 1, f"no printed cut line under the SVG outline at {pt_to_mm(x0):.2f}, {pt_to_mm(y0):.2f} mm"
+        assert rx * unit_mm == pytest.approx(3.0, abs=0.01)  # rounded corners, as asked, printed and cut
+        assert match[0] in plumbed.curves, "the printed cut line is a rounded rectangle (a curve), not a plain one"
+        # and the outline is the card's cut rectangle
+        assert any(same_box(Box(x0, y0, x1, y1), c.box) for c in cards)
+    assert "Silhouette Studio" in text_of(file_of(result, "print-guide"))
+    # the registration marks print on face pages only
+    assert not [r for r in drawn(pdf, 1).rects if r["fill"] and near(r["x1"] - r["x0"], mm(5))
+                and near(r["y1"] - r["y0"], mm(5))]

@@ -9,7 +9,7 @@ by hairlines on the cut.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kitgen.errors import PlanError
@@ -21,6 +21,9 @@ MARK_LENGTH = mm(3)
 MARK_ZONE = MARK_GAP + MARK_LENGTH
 BAND_HEIGHT = mm(9)  # calibration bar and sheet label, at the bottom of every card sheet
 GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card edge
+# print-then-cut: Silhouette Studio's "Type 1" registration marks at its default settings, and the clearance
+# every card keeps from them (a cutter sheet's margin is the inset, the square and the clearance)
+REG_INSET, REG_SQUARE, REG_LENGTH, REG_THICKNESS, REG_CLEAR = mm(10), mm(5), mm(20), mm(0.5), mm(1.5)
 SIDE_STRIP = mm(3.5)  # side layout: the width of each side strip (ruler along one, words along the other)
 
 Duplex = Literal["long", "short", "none"]
@@ -66,6 +69,8 @@ class Sheet:
     bleed: float = 0.0  # points of art beyond every cut line
     margin: float = PAGE_MARGIN  # nothing is printed closer than this to a page edge
     print_shop: bool = False  # one card per page, the page its art box (card and bleed): no marks, no ruler
+    cutter: bool = False  # print-then-cut: registration marks in the corners, cards kept clear of them
+    corner: float = 0.0  # radius of the cards' corners, for cut lines and cut files
 
 
 @dataclass(frozen=True)
@@ -162,8 +167,10 @@ def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
         bleed = sheet.bleed
         return Grid(PaperSize(card.width + 2 * bleed, card.height + 2 * bleed), card, 1, 1, bleed, bleed,
                     Rect(0, 0, 0, 0), sheet)
+    if sheet.cutter:  # the registration marks need the corners: the band layout inside their margin
+        sheet = replace(sheet, margin=max(sheet.margin, REG_INSET + REG_SQUARE + REG_CLEAR))
     band = _band_layout(page, card, sheet)
-    sides = None if sheet.fold else _side_layout(page, card, sheet)
+    sides = None if sheet.fold or sheet.cutter else _side_layout(page, card, sheet)
     if sides is not None and (band is None or sides.per_sheet > band.per_sheet):
         return sides
     if band is None:

@@ -14,6 +14,7 @@ from kitgen.errors import BuildError, UnprintableContent
 from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks, cut_guides, trim_box
 from kitgen.plan.imposition import back_band
 from kitgen.load.images import Picture
+from kitgen.render.cutfile import registration_marks
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
 from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts, string_width
@@ -472,8 +473,10 @@ def render_card_sheets(
             return Page(grid.page.width, grid.page.height, items, {**boxes, "art": boxes["trim"]})
         if style.cut_lines in ("marks", "both"):
             items += [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
-        if style.cut_lines in ("lines", "both"):
-            items += [Box(r.x, r.y, r.width, r.height, CUT_LINE) for r in outlines]
+        if style.cut_lines in ("lines", "both") or sheet_options.cutter:  # the cutter's outlines are printed too
+            items += [Box(r.x, r.y, r.width, r.height, CUT_LINE, radius=sheet_options.corner) for r in outlines]
+        if sheet_options.cutter and side == "faces":
+            items += registration_marks(grid.page)
         if side == "faces":  # no room for the marks of the vertical cuts: a hairline on each, cut away with it
             items += [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
         label = text.sheet_label(sheet.number, len(sheets), side)
