@@ -75,9 +75,9 @@ def write_pdf(document: Document) -> bytes:
     with binary_streams():
         buffer = io.BytesIO()
         first = document.pages[0] if document.pages else Page(595.2756, 841.8898)
+        # the header names the version of the newest key written: /Duplex is PDF 1.7, /PrintScaling 1.6
         canvas = Canvas(buffer, pagesize=(first.width, first.height), invariant=1, pageCompression=1,
                         initialFontName=REGULAR, pdfVersion=(1, 7) if document.duplex else (1, 6))
-        # the header names the version of the newest key written: /Duplex is PDF 1.7, /PrintScaling 1.6
         canvas.setTitle(document.title)
         canvas.setAuthor(document.author)
         canvas.setCreator("kitgen")
