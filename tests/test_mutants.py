@@ -574,3 +574,14 @@ def test_without_the_folder_lock_only_old_leftovers_are_removed(tmp_path, monkey
     write_atomic(folder / "kit.pdf", b"new")
     assert (folder / "kit.pdf").read_bytes() == b"new"
     assert live.exists() and not dead.exists()
+
+
+def test_a_label_whose_box_cannot_hold_one_letter_is_left_out_instead_of_looping():
+    """A box 2 pt wide holds no letter and '…': the label is left out (this once looped forever)."""
+    import subprocess
+    import sys
+
+    code = ("from kitgen.render.fit import Slot, label_items; from kitgen.plan import Rect; "
+            "print(label_items('Wide', Slot(Rect(0, 0, 2, 12), max_size=9)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr

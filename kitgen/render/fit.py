@@ -177,7 +177,8 @@ def label_items(text: str, slot: Slot) -> list[Text]:
         try:
             return plain_items(words, slot, "middle")[0]
         except DoesNotFit:
-            if len(words) <= 1:
-                return []
-            words = words[: max(1, int(len(words) * 0.9))].rstrip() + "…" if not words.endswith("…") \
+            shorter = words[: max(1, int(len(words) * 0.9))].rstrip() + "…" if not words.endswith("…") \
                 else words[: max(1, len(words) - 2)].rstrip() + "…"
+            if len(words) <= 1 or shorter == words:  # not even one letter and '…' fit: print nothing
+                return []
+            words = shorter
