@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kitgen.checks import check_activity
+from kitgen.checks import check_activity, content_strings
 from kitgen.errors import ContentError, KitgenError, PlanError, UnprintableContent
 from kitgen.library import Library
 from kitgen.load import LoadedActivity, load_activity
@@ -75,6 +75,14 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
     return results
 
 
+def _content_field_holding(loaded: LoadedActivity, char: str) -> str | None:
+    """`file:line:column: path` of the first content string that holds `char` (for errors about printed text)."""
+    for loc, text in content_strings(loaded.activity):
+        if char in text:
+            return str(loaded.source.problem(loc, dotted(loc)))
+    return None
+
+
 @dataclass
 class RenderedKit:
     """A kit rendered in memory: every file with its display list and PDF, and the manifest's record."""
@@ -125,7 +133,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     problems = leak_problems(host_secrets(activity), files, loaded.source)
     if problems:
         raise ContentError(problems)
-    unprintable = unprintable_problems(files)
+    unprintable = unprintable_problems(files, lambda char: _content_field_holding(loaded, char))
     if unprintable:
         raise UnprintableContent("\n".join(unprintable))
     if pdf:

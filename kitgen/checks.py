@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 
 from kitgen.errors import ContentError, Problem
@@ -145,6 +146,7 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
             problems.append(source.problem(loc, f"{where.replace('.[', '[')}: {message}"))
     sets, found = _scored_sets(activity, source)
     problems += found
+    problems += _script_problems(activity, source)
     problems += _reference_problems(activity, source)
     problems += _totals_problems(activity, source)
     walked = replays(activity)
@@ -200,6 +202,34 @@ def table_cards(activity: Activity, table) -> list[CardKind]:
         deck = next((d for d in activity.decks if d.id == table.deck), None)
         return list(deck.cards) if deck else []
     return [card for card in (activity.card(c) for c in table.cards) if card is not None]
+
+
+def content_strings(activity: Activity) -> Iterator[tuple[tuple, str]]:
+    """Every text the content gives, with its place (`("decks", 0, "cards", 2, "text")`)."""
+    def strings(value, loc: tuple) -> Iterator[tuple[tuple, str]]:
+        if isinstance(value, str):
+            yield loc, value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from strings(item, loc + (key,))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from strings(item, loc + (index,))
+
+    return strings(activity.model_dump(exclude_defaults=True), ())
+
+
+def _script_problems(activity: Activity, source) -> list[Problem]:
+    """Text kitgen cannot print truthfully yet (right-to-left scripts), refused where the content says it."""
+    from kitgen.render.fonts import UNSUPPORTED, unsupported_characters
+
+    problems = []
+    for loc, text in content_strings(activity):
+        found = unsupported_characters(text, pictures=True) if UNSUPPORTED.search(text) else {}
+        if found:
+            shown = ", ".join(f"{char!r} (U+{ord(char):04X})" for char in found)
+            problems.append(_located(source, loc, f"{shown}: {next(iter(found.values()))}"))
+    return problems
 
 
 def _located(source, loc: tuple, message: str) -> Problem:

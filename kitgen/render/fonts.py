@@ -1,6 +1,7 @@
 """The bundled font family (DejaVu Sans), registered once per process and embedded as subsets."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,3 +48,24 @@ def string_width(text: str, font: str, size: float) -> float:
 
     register_fonts()
     return stringWidth(text, font, size)
+
+
+# Characters kitgen cannot print truthfully yet: right-to-left scripts (they would come out reversed and
+# unshaped) and anything beyond U+FFFF that is not drawn as a picture (it would print, but the PDF's text layer
+# would name the wrong character for copying and searching).
+_RIGHT_TO_LEFT = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff\U0001e800-\U0001efff"
+RIGHT_TO_LEFT = re.compile(f"[{_RIGHT_TO_LEFT}]")
+UNSUPPORTED = re.compile(f"[{_RIGHT_TO_LEFT}\U00010000-\U0010ffff]")
+
+
+def unsupported_characters(text: str, pictures: bool = False) -> dict[str, str]:
+    """Characters of `text` kitgen cannot print truthfully, each with why; with `pictures`, those beyond U+FFFF
+    that print as pictures (emoji) are fine."""
+    found = {}
+    for char in UNSUPPORTED.findall(text):
+        if RIGHT_TO_LEFT.match(char):
+            found[char] = "right-to-left script, which kitgen would print reversed and unshaped; not supported yet"
+        elif not pictures:
+            found[char] = ("beyond U+FFFF: it would print, but copying or searching the PDF would give a wrong "
+                           "character; not supported yet")
+    return found

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
+from typing import Callable, Iterator
 
 _notes: ContextVar[list[str] | None] = ContextVar("quality_notes", default=None)
 MIN_CONTRAST = 4.5  # WCAG's ratio for body text
@@ -38,22 +38,27 @@ def contrast_on_white(rgb: tuple[float, float, float]) -> float:
     return 1.05 / (grey_level(rgb) + 0.05)
 
 
-def unprintable_problems(files) -> list[str]:
-    """Every character that no bundled font can draw, in any text of any file, with where it comes from."""
-    from kitgen.render.fonts import missing_glyphs
+def unprintable_problems(files, locate: Callable[[str], str | None] = lambda char: None) -> list[str]:
+    """Every character of any text of any file that no bundled font can draw, or that kitgen cannot print
+    truthfully (right-to-left script, beyond U+FFFF), with where it comes from: `locate(char)` names the content
+    field that holds it when render did not record an origin."""
+    from kitgen.render.fonts import UNSUPPORTED, missing_glyphs, unsupported_characters
 
     found: dict[tuple[str, str], str] = {}
     for file in files:
         if file.document is None:
             continue
         texts = list(file.document.distinct_texts())
-        if not missing_glyphs("".join(text.text for text in texts)):
+        joined = "".join(text.text for text in texts)
+        if not missing_glyphs(joined) and not UNSUPPORTED.search(joined):
             continue  # the usual case: one look at all of the file's text
         for text in texts:
-            for char in missing_glyphs(text.text):
-                where = text.origin or file.name
-                found.setdefault((where, char), f"{where}: the bundled font cannot draw {char!r} (U+{ord(char):04X}) "
-                                                f"in {text.text[:60]!r}")
+            unsupported = unsupported_characters(text.text)
+            missing = {char: "the bundled font cannot draw it" for char in missing_glyphs(text.text)
+                       if char not in unsupported}
+            for char, why in {**unsupported, **missing}.items():
+                where = text.origin or locate(char) or file.name
+                found.setdefault((where, char), f"{where}: {char!r} (U+{ord(char):04X}) in {text.text[:60]!r}: {why}")
     return list(found.values())
 
 
