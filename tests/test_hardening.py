@@ -276,10 +276,10 @@ def test_cards_with_more_characters_than_one_font_subset_keep_every_word(tmp_pat
     assert not missing, f"words lost or garbled: {missing[:5]}"
 
 
-@pytest.mark.xfail(strict=True, reason="ReportLab writes the ToUnicode entry of a character beyond U+FFFF as "
-                                       "'<01> <1F600>' (odd-length hex, not UTF-16 '<D83DDE00>'), so the PDF's text "
-                                       "layer is wrong: pdfplumber extracts 'Smile \u1f60 now' (ὠ), pypdf 'Smile  now'; "
-                                       "copy, search and screen readers lose the character")
+@pytest.mark.xfail(strict=True, reason="an emoji prints as a picture, and the PDF's text layer has no character "
+                                       "for it: copy, search and screen readers skip it (other characters beyond "
+                                       "U+FFFF, whose ToUnicode entry ReportLab writes wrong, are refused: "
+                                       "tests/test_scripts.py)")
 def test_character_beyond_the_bmp_extracts_correctly(tmp_path: Path):
     card_text_activity("Smile \U0001F600 now", tmp_path)
     result = build(ACTIVITY, BuildOptions(out_dir=tmp_path / "out"), Library.open(tmp_path / "content"))

@@ -11,7 +11,7 @@ Runs are derandomized (the same examples every run) and keep no example database
 and writes nothing into the repository. A property that allows refusal would pass if kitgen refused everything,
 so each one also has inputs it must accept: text the font prints as it is always builds and is found in the
 PDFs, and the anchors at the end load or build what is valid. Bugs found this way are tested in
-test_hardening.py (characters beyond U+FFFF, whose text layer is wrong, as an xfail).
+test_hardening.py and test_scripts.py (characters beyond U+FFFF and right-to-left text are refused).
 """
 from __future__ import annotations
 
