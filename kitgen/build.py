@@ -97,13 +97,31 @@ class RenderedKit:
                            quality=self.record["quality"], summary=self.record["summary"])
 
 
+def _plan(loaded: LoadedActivity, resolved, size_from_content: bool):
+    """The kit's plan; a size from the content that cannot fit the paper is a located content error."""
+    from kitgen.plan.kit import plan_kit
+
+    try:
+        return plan_kit(loaded.activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet)
+    except PlanError as error:
+        loc = error.loc or (("card_size",) if size_from_content else None)
+        if loc is None:
+            raise
+        raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
+
+
+def _untranslated_note(language: str, untranslated: list[str]) -> str:
+    shown = "; ".join(repr(text[:40] + ("…" if len(text) > 40 else "")) for text in untranslated[:3])
+    return (f"{len(untranslated)} fixed string(s) have no {language!r} translation and are printed in English: "
+            f"{shown}{' …' if len(untranslated) > 3 else ''} (kitgen translate {language} writes a catalog to fill in)")
+
+
 def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
                several_editions: bool = False, pdf: bool = True) -> RenderedKit:
     """Check, plan and render every file of a kit in memory (with `pdf`, through the PDF backend too);
     nothing is written. A file that would print host-key material or a character no font has is an error."""
     from kitgen.inputs import input_record, templates_used
     from kitgen.leaks import host_secrets, leak_problems
-    from kitgen.plan.kit import plan_kit
     from kitgen.render.kit import KitRenderer, root_templates
     from kitgen.render.markup import environment
     from kitgen.render.quality import collecting, unprintable_problems
@@ -111,25 +129,17 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     checked = check_activity(loaded)
     activity = loaded.activity
     resolved = options.resolve(activity)
-    try:
-        plan = plan_kit(activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet)
-    except PlanError as error:  # a size from the content that cannot fit the paper
-        loc = error.loc or (None if options.card_size else ("card_size",))
-        if loc is None:
-            raise
-        raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
+    plan = _plan(loaded, resolved, size_from_content=not options.card_size)
     stem = kit_folder_name(activity.id, activity.language, several_editions)
     catalogs = library_locale(library.content)
-    env = environment(tuple(library.template_dirs(loaded.folder)), activity.language, catalogs)
+    template_dirs = library.template_dirs(loaded.folder)
+    env = environment(tuple(template_dirs), activity.language, catalogs)
     with collecting() as quality:
         files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
                             resolved.style).render()
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
-        shown = "; ".join(repr(text[:40] + ("…" if len(text) > 40 else "")) for text in untranslated[:3])
-        quality.append(f"{len(untranslated)} fixed string(s) have no {activity.language!r} translation and are "
-                       f"printed in English: {shown}{' …' if len(untranslated) > 3 else ''} "
-                       f"(kitgen translate {activity.language} writes a catalog to fill in)")
+        quality.append(_untranslated_note(activity.language, untranslated))
     problems = leak_problems(host_secrets(activity), files, loaded.source)
     if problems:
         raise ContentError(problems)
@@ -140,7 +150,6 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
         from kitgen.backend.pdf import write_pdf
 
         files = [replace(f, data=write_pdf(f.document)) for f in files]  # type: ignore[arg-type]
-    template_dirs = library.template_dirs(loaded.folder)
     summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
                "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
     inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
