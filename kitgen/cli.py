@@ -233,13 +233,11 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
                                                 large_print)).placed()  # not the default: out/variants/<name>/
 
         def build_once() -> int:
-            try:
-                if build_all:
-                    return _build_all(library, options, jobs, quiet)
+            code = _build_all(library, options, jobs, quiet) if build_all else 0
+            if not build_all:
                 _build_some(library, options, activity_ids, language, quiet)
-                return 0
-            finally:
-                _kits_page(out_dir, quiet)
+            _kits_page(out_dir, quiet)
+            return code
 
         if watch:
             _watch(library, out_dir, build_once)
@@ -258,10 +256,12 @@ def _cell(text: str, width: int = 48) -> str:
 
 
 def _kits_page(out_dir: Path, quiet: bool) -> None:
-    """The list of every kit in the output folder, each variant with its paper and class size, after every build."""
-    from kitgen.index import write_kits_page
+    """The list of every kit in the output folder, each variant with its paper and class size, after every build
+    that succeeded, once a build with other options than the defaults has been made there."""
+    from kitgen.index import KITS_PAGE, write_kits_page
+    from kitgen.results import VARIANTS
 
-    if out_dir.is_dir():
+    if (out_dir / VARIANTS).is_dir() or (out_dir / KITS_PAGE).is_file():  # once there is more than one variant
         try:
             page = write_kits_page(out_dir)
         except OSError as error:

@@ -466,7 +466,7 @@ def class_kit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                        "--out", str(out)])
     assert result.exit_code == 0, result.output
     files = {}
-    for pdf in (out / ACTIVITY).glob("*.pdf"):
+    for pdf in (out / "variants" / f"class{CLASS}" / ACTIVITY).glob("*.pdf"):  # a class build has its own folder
         role = pdf.stem[len(ACTIVITY) + 1:]
         files[role] = pdf
     assert {"cards", "sheets", "host-key", "print-guide"} <= set(files), files
@@ -786,8 +786,9 @@ def test_kits_for_a_class_are_counted_from_the_largest_table(tmp_path: Path):
     result = CliRunner().invoke(main, ["build", ACTIVITY, "--class-size", "6", "--content", str(tmp_path / "content"),
                                        "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    cards = tmp_path / "out" / ACTIVITY / f"{ACTIVITY}-cards.pdf"
+    kit = tmp_path / "out" / "variants" / "class6" / ACTIVITY  # a class build has a folder of its own
+    cards = kit / f"{ACTIVITY}-cards.pdf"
     backs = [text for page in card_texts(cards)[1::2] for text in page]
     per_kit = sum(card["count"] for deck in data["decks"] for card in deck["cards"])
     assert kit_numbers(backs) == {1: per_kit, 2: per_kit}
-    assert "2 kits for 6 players" in plain_text(tmp_path / "out" / ACTIVITY / f"{ACTIVITY}-print-guide.pdf")
+    assert "2 kits for 6 players" in plain_text(kit / f"{ACTIVITY}-print-guide.pdf")
