@@ -53,7 +53,7 @@ class Served:
     def stop(self) -> str:
         self.process.send_signal(signal.SIGINT)
         try:
-            self.process.wait(timeout=20)
+            self.process.wait(timeout=60)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
