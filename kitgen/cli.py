@@ -14,7 +14,7 @@ import click
 
 from kitgen import __version__
 from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError, describe_os_error
-from kitgen.results import CUT_LINES, DUPLEX, INK
+from kitgen.results import CUT_LINES, DUPLEX, FONTS, INK
 from kitgen.units import PAPER_SIZES
 
 
@@ -146,6 +146,10 @@ def print_options(command):
         click.option("--ink", type=click.Choice(INK), default="normal", show_default=True,
                      help="light: outlines only, no filled areas."),
         click.option("--large-print", is_flag=True, help="Sheets at 14 pt or more; card text as large as fits."),
+        click.option("--font", type=click.Choice(FONTS), expose_value=False,
+                     callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.font", value),
+                     help="legible: Atkinson Hyperlegible for every text (default: the activity's font, else "
+                          "standard, DejaVu Sans)."),
     ]):
         command = option(command)
     return command
@@ -162,7 +166,8 @@ def _print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
             "margin_mm": click.get_current_context().meta.get("kitgen.margin_mm"),
             "print_shop": bool(click.get_current_context().meta.get("kitgen.print_shop")),
             "cutter": click.get_current_context().meta.get("kitgen.cutter"),
-            "corner_mm": click.get_current_context().meta.get("kitgen.corner_mm") or 0.0}
+            "corner_mm": click.get_current_context().meta.get("kitgen.corner_mm") or 0.0,
+            "font": click.get_current_context().meta.get("kitgen.font")}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, get_args
 
 from kitgen.errors import UsageError
 from kitgen.plan.imposition import Duplex, Sheet
-from kitgen.render.style import CutLines, Ink, Style
+from kitgen.render.style import CutLines, Font, Ink, Style
 from kitgen.units import CardSize, PaperSize, mm, parse_card_size, parse_paper, to_mm
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ def kits_for_class(class_size: int, players_per_kit: int) -> int:
 
 MAX_KITS = 60
 DUPLEX, CUT_LINES, INK = get_args(Duplex), get_args(CutLines), get_args(Ink)  # the choices, for the CLI too
+FONTS = get_args(Font)
 
 
 def _choose(what: str, value: object, choices: tuple) -> None:
@@ -69,6 +70,7 @@ class BuildOptions:
     ink: str = "normal"  # normal or light
     large_print: bool = False
     png_dpi: int | None = None  # also a PNG of every card design at this resolution, in the kit's png/ folder
+    font: str | None = None  # standard or legible (None: the activity's `font`, else standard)
 
     def recorded(self) -> dict:
         """The options that change the output, as recorded in the manifest."""
@@ -77,7 +79,7 @@ class BuildOptions:
                 "margin_mm": self.margin_mm, "print_shop": self.print_shop, "cutter": self.cutter,
                 "corner_mm": self.corner_mm,
                 "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print,
-                "png_dpi": self.png_dpi}
+                "png_dpi": self.png_dpi, "font": self.font}
 
     def resolve(self, activity: Activity) -> ResolvedOptions:
         """Every choice made and checked once: the user's, else the activity's defaults, else kitgen's."""
@@ -95,6 +97,8 @@ class BuildOptions:
         _choose("duplex", duplex, DUPLEX)
         _choose("cut lines", cut_lines, CUT_LINES)
         _choose("ink", self.ink, INK)
+        font = self.font or activity.font or "standard"
+        _choose("font", font, FONTS)
         if not 0 <= bleed_mm <= 10:
             raise UsageError(f"bleed must be between 0 and 10 mm, got {bleed_mm:g}")
         margin_mm = 5.0 if self.margin_mm is None else self.margin_mm
@@ -116,7 +120,7 @@ class BuildOptions:
         sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,  # type: ignore[arg-type]
                       self.cutter is not None, mm(self.corner_mm))
         return ResolvedOptions(paper, card, sheet,
-                               Style(cut_lines, offset, self.ink, self.large_print), kits)  # type: ignore[arg-type]
+                               Style(cut_lines, offset, self.ink, self.large_print, font), kits)  # type: ignore[arg-type]
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits

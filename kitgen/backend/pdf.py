@@ -194,9 +194,13 @@ class _Painter:
             from reportlab.lib.rl_accel import fp_str
             from reportlab.pdfbase.pdfmetrics import getFont
 
-            font, doc = getFont(font_name), self.canvas._doc
+            from kitgen.render.fonts import font_runs
+
+            doc = self.canvas._doc
             shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf "
-                                  f"({self.canvas._escape(data)}) Tj" for subset, data in font.splitString(text, doc))
+                                  f"({self.canvas._escape(data)}) Tj"
+                                  for font_name, run in font_runs(font_name, text)  # a font's fallback's characters
+                                  for font in (getFont(font_name),) for subset, data in font.splitString(run, doc))
         return shows[key]
 
     def line(self, item: Line) -> None:

@@ -35,9 +35,9 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
 from kitgen.display import BLACK, IDENTITY, Box, Circle, Color, Group, Item, Line, Matrix, Page, Stroke, Text
-from kitgen.render.fonts import BOLD, REGULAR, register_fonts
+from kitgen.render.fonts import FONT_NAMES, register_fonts
 
-FONTS = frozenset({REGULAR, BOLD})  # what a backend can draw a `Text` with
+FONTS = FONT_NAMES  # what a backend can draw a `Text` with
 _EPSILON = 1e-9
 _WORDS = re.compile(r"[^ ]* *")  # a word and the spaces after it; PDF's word spacing widens each space
 

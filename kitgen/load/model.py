@@ -494,6 +494,7 @@ class Activity(Strict):
     working_title: bool = False
     credits: Text | None = None  # who made the activity: printed at the foot of every page of its documents
     card_size: CardSizeSpec = "poker"
+    font: Literal["standard", "legible"] | None = None  # legible: Atkinson Hyperlegible; `--font` overrides it
     printing: Printing = Printing()
     rules: Rules
     decks: list[Deck] = []

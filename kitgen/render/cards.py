@@ -17,7 +17,7 @@ from kitgen.load.images import Picture
 from kitgen.render.cutfile import registration_marks
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
-from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts, string_width
+from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts, regular, string_width
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.pictures import PLACEHOLDER, emoji_picture, emoji_runs, inline_emoji, placed
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
@@ -286,8 +286,8 @@ def _slip(design: Design, width: float, height: float, style: Style, bleed: floa
         fold_label = design.xml.find("foldlabel")
         if fold_label is not None:
             words = plain_text(fold_label)
-            items.append(Text(frame.right - mm(1) - string_width(words, REGULAR, 6), height / 2 + mm(0.8), words,
-                              REGULAR, 6, BLACK, design.label))
+            items.append(Text(frame.right - mm(1) - string_width(words, regular(), 6), height / 2 + mm(0.8), words,
+                              regular(), 6, BLACK, design.label))
     lines = design.xml.findall("line")
     row = inside.height / max(len(lines), 1)
     for index, line in enumerate(lines):
@@ -307,7 +307,7 @@ def _fit_or_fail(design: Design, part: str, markup: str, slot: Slot) -> list[Ite
 
 
 @lru_cache(maxsize=8)
-def _ruler(x0: float, y: float, letter: bool) -> tuple[Item, ...]:
+def _ruler(x0: float, y: float, letter: bool, font: str = REGULAR) -> tuple[Item, ...]:
     """The ruler's strokes and its words (the same on every sheet of a file)."""
     pen = Stroke(0.5, BLACK)
     segments = [(x0, y, x0 + (4 * INCH if letter else mm(100)), y)]
@@ -318,9 +318,9 @@ def _ruler(x0: float, y: float, letter: bool) -> tuple[Item, ...]:
             x = x0 + eighth * INCH / 8
             segments.append((x, y, x, y - (mm(2.5) if eighth % 8 == 0 else mm(1.2))))
     items: list[Item] = [Line(a, b, c, d, pen) for a, b, c, d in segments]
-    items.append(Text(x0 + mm(101), y + mm(1), "100 mm", REGULAR, 6))
+    items.append(Text(x0 + mm(101), y + mm(1), "100 mm", font, 6))
     if letter:
-        items.append(Text(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in", REGULAR, 6))
+        items.append(Text(x0 + 4 * INCH + mm(1), y - mm(2.5), "4 in", font, 6))
     return tuple(items)
 
 
@@ -331,7 +331,7 @@ def _calibration(band: Rect, label: str, ruler_note: str, letter: bool) -> list[
     text_box = Rect(x0 + 4 * INCH + mm(12), band.y, band.right - (x0 + 4 * INCH + mm(12)), band.height)
     upper = Rect(text_box.x, text_box.y + text_box.height / 2, text_box.width, text_box.height / 2)
     lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
-    return [*_ruler(x0, y, letter),
+    return [*_ruler(x0, y, letter, regular()),
             *label_items(ruler_note, Slot(upper, 7, bold=True, align="left", min_size=5)),
             *label_items(label, Slot(lower, 7, align="left", min_size=5))]
 
@@ -341,7 +341,7 @@ def _inch_ruler() -> tuple[Item, ...]:
     pen = Stroke(0.5, BLACK)
     items: list[Item] = [Line(0, 0, 4 * INCH, 0, pen)]
     items += [Line(e * INCH / 8, 0, e * INCH / 8, mm(2.5) if e % 8 == 0 else mm(1.2), pen) for e in range(0, 33, 2)]
-    return (*items, Text(4 * INCH + mm(1), mm(1), "4 in", REGULAR, 6))
+    return (*items, Text(4 * INCH + mm(1), mm(1), "4 in", regular(), 6))
 
 
 def _side_calibration(grid: Grid, label: str, ruler_note: str, letter: bool) -> list[Item]:
@@ -352,7 +352,7 @@ def _side_calibration(grid: Grid, label: str, ruler_note: str, letter: bool) -> 
     assert right is not None
     inset, length = mm(0.2), left.height - mm(4)
     note_start = mm(116)
-    up = Group((*_ruler(0, 0, False),
+    up = Group((*_ruler(0, 0, False, regular()),
                 *label_items(ruler_note, Slot(Rect(note_start, 0, length - note_start, left.width - inset), 7,
                                               bold=True, align="left", min_size=5))),
                (0.0, -1.0, 1.0, 0.0, left.x + inset, left.top - mm(2)))
@@ -369,9 +369,9 @@ def _fold_line(grid: Grid, label: str) -> list[Item]:
     crop mark runs (the marks continue the cut lines, between the columns and beside the grid)."""
     fold = grid.fold_y
     column = grid.cell(grid.columns // 2)
-    x = column.x + (column.width - string_width(label, REGULAR, 7)) / 2
+    x = column.x + (column.width - string_width(label, regular(), 7)) / 2
     return [Line(grid.margin, fold, grid.page.width - grid.margin, fold, Stroke(0.4, BLACK, (4, 3))),
-            Text(x, fold + mm(1), label, REGULAR, 7)]
+            Text(x, fold + mm(1), label, regular(), 7)]
 
 
 # what ink-light prints instead of a filled symbol: its outline

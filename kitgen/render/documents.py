@@ -5,10 +5,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from kitgen.display import Document
-from kitgen.errors import BuildError, UnprintableContent
-from kitgen.render.fonts import BOLD, REGULAR, missing_glyphs, register_fonts
+from kitgen.display import Document, Group
+from kitgen.errors import BuildError
+from kitgen.render.fonts import missing_glyphs, register_fonts
+from kitgen.render.fonts import bold, regular
 from kitgen.render.markup import inline_markup, plain_text
+from kitgen.render.pictures import EMOJI_SCALE, PLACEHOLDER, emoji_picture, emoji_runs, placed
 from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table,
                                     TableStyle)
 from kitgen.backend.recorder import RecordingCanvas
@@ -34,20 +36,20 @@ def _styles(scale: float) -> dict[str, object]:
 
     register_fonts()
     size = BODY_SIZE * scale
-    body = ParagraphStyle("body", fontName=REGULAR, fontSize=size, leading=size * 1.3, spaceAfter=4,
-                          bulletFontName=REGULAR, bulletFontSize=size)
+    body = ParagraphStyle("body", fontName=regular(), fontSize=size, leading=size * 1.3, spaceAfter=4,
+                          bulletFontName=regular(), bulletFontSize=size)
 
     def style(name: str, points: float, **extra) -> ParagraphStyle:
         return ParagraphStyle(name, parent=body, fontSize=points * scale, leading=points * scale * 1.25, **extra)
 
     return {
-        "h1": style("h1", 18, fontName=BOLD, spaceAfter=6),
-        "h2": style("h2", 12.5, fontName=BOLD, spaceBefore=8, spaceAfter=3),
+        "h1": style("h1", 18, fontName=bold(), spaceAfter=6),
+        "h2": style("h2", 12.5, fontName=bold(), spaceBefore=8, spaceAfter=3),
         "p": body,
         "small": style("small", 8.5 if scale == 1 else 10.5),
         "li": ParagraphStyle("li", parent=body, leftIndent=12 * scale, bulletIndent=2, spaceAfter=2),
-        "banner": style("banner", 11, fontName=BOLD, alignment=TA_CENTER),
-        "th": style("th", 10, fontName=BOLD, spaceAfter=0),
+        "banner": style("banner", 11, fontName=bold(), alignment=TA_CENTER),
+        "th": style("th", 10, fontName=bold(), spaceAfter=0),
         "td": style("td", 10, spaceAfter=0),
     }
 
@@ -64,18 +66,12 @@ class _Builder:
         self.label = label
         self.text: list[str] = []
 
-    def check_glyphs(self, text: str) -> None:
-        missing = missing_glyphs(text)
-        if missing:
-            shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing)
-            raise UnprintableContent(f"{self.label}: the bundled font cannot draw {shown} in {text[:60]!r}")
-
     def paragraph(self, element: ET.Element, style: str):
-        text = plain_text(element)
-        self.check_glyphs(text)
-        self.text.append(text)
+        """A Paragraph of the element; its emoji print as pictures. A character no font has is printed as it is
+        and reported, with every other one of the kit, from what the display list holds (render/quality.py)."""
+        self.text.append(plain_text(element))
         bullet = "•" if style == "li" else None
-        return Paragraph(inline_markup(element), self.styles[style], bulletText=bullet)
+        return emoji_paragraph(inline_markup(element), self.styles[style], bulletText=bullet)
 
     def flowables(self, elements: Iterable[ET.Element]) -> list:
         result: list = []
@@ -107,14 +103,14 @@ class _Builder:
         self.text.extend(labels)
         cells = [[self.paragraph(item, "p") for item in element]]
         table = Table(cells, colWidths=[self.width / max(len(labels), 1)] * len(labels), rowHeights=[mm(12) * self.scale])
-        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"), ("FONTNAME", (0, 0), (-1, -1), regular()),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.6, (0, 0, 0)),
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 10)]))
         return table
 
     def box(self, element: ET.Element):
         table = Table([[self.flowables(element)]], colWidths=[self.width])
-        table.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.2, (0, 0, 0)), ("FONTNAME", (0, 0), (-1, -1), REGULAR),
+        table.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.2, (0, 0, 0)), ("FONTNAME", (0, 0), (-1, -1), regular()),
                                    ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
                                    ("TOPPADDING", (0, 0), (-1, -1), 6), ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
         return table
@@ -127,12 +123,11 @@ class _Builder:
         if len(element) == 0 and element.tag == "td":
             text = (element.text or "").strip()
             size = self.styles["td"].fontSize
-            natural = stringWidth(text, REGULAR, size)
+            natural = stringWidth(text, regular(), size)
             room = width - 2 * CELL_PADDING
             shrink_ok = " " not in text and natural * 0.75 <= room and self.scale == 1  # large print never shrinks
-            if natural <= room or shrink_ok:
+            if (natural <= room or shrink_ok) and not missing_glyphs(text):  # emoji: a Paragraph draws them
                 if text:
-                    self.check_glyphs(text)
                     self.text.append(text)
                 return text, None if natural <= room else size * room / natural
         return self.paragraph(element, "th" if element.tag == "th" else "td"), None
@@ -154,7 +149,7 @@ class _Builder:
             heights = [None] * header_rows + [height or row_height] * (len(rows) - header_rows)
             table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
             style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-                     ("FONTNAME", (0, 0), (-1, -1), REGULAR), ("FONTSIZE", (0, 0), (-1, -1), size),
+                     ("FONTNAME", (0, 0), (-1, -1), regular()), ("FONTSIZE", (0, 0), (-1, -1), size),
                      ("LEADING", (0, 0), (-1, -1), size * 1.2)]
             if header_rows:
                 style += [("LINEBELOW", (0, header_rows - 1), (-1, header_rows - 1), 1.6, (0, 0, 0))]
@@ -165,6 +160,59 @@ class _Builder:
             return FitRowsTable(make, parse_length(element.get("minrow")) * self.scale, row_height,
                                 len(rows) - header_rows)
         return make(None)
+
+
+EMOJI = "kitgen-emoji"  # the callback name a Paragraph's emoji carry from the markup to the canvas
+
+
+class EmojiMark:
+    """Stands for one emoji picture in a Paragraph: platypus lays it out as an inline image one em wide and
+    hands it to the canvas's drawImage, where `EmojiCanvas` draws the picture as vector paths."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def getSize(self) -> tuple[int, int]:  # what platypus may ask of an image
+        return (72, 72)
+
+
+def emoji_markup(markup: str) -> str:
+    """`markup` with each emoji the picture set draws (a character no font has) as a callback tag and a
+    placeholder; a character neither has stays as it is."""
+    missing = missing_glyphs(markup)
+    if not missing:
+        return markup
+    for start, end, key in reversed(emoji_runs(markup, set(missing))):
+        markup = f'{markup[:start]}<onDraw name="{EMOJI}" label="{key}"/>{markup[end:]}'
+    return markup
+
+
+def emoji_paragraph(markup: str, style, **keywords):
+    """A Paragraph of `markup` whose emoji are inline pictures one em wide, on the baseline as on cards."""
+    paragraph = Paragraph(emoji_markup(markup), style, **keywords)
+    for frag in paragraph.frags:
+        mark = getattr(frag, "cbDefn", None)
+        if mark is not None and mark.kind == "onDraw" and mark.name == EMOJI:
+            size = frag.fontSize
+            mark.kind, mark.image, mark.width, mark.height = "img", EmojiMark(mark.label), size, size
+            mark.valign = -0.2 * size - (EMOJI_SCALE - 1) * size / 2  # as `inline_emoji` places them on cards
+    return paragraph
+
+
+class EmojiCanvas(RecordingCanvas):
+    """The recording canvas, drawing the emoji of Paragraphs (EmojiMark) as pictures; `light`: outlines only."""
+
+    light = False
+
+    def drawImage(self, image, x, y, width=None, height=None, *args, **keywords):
+        if not isinstance(image, EmojiMark):
+            return super().drawImage(image, x, y, width, height, *args, **keywords)
+        side = width * EMOJI_SCALE
+        from kitgen.plan import Rect
+
+        cell = Rect(x + (width - side) / 2, y, side, side)
+        self.items.append(Group(tuple(placed(emoji_picture(image.key), cell, "contain", self.light)),
+                                transform=self.matrix))
 
 
 class FitRowsTable(Flowable):
@@ -195,27 +243,41 @@ class FitRowsTable(Flowable):
 
 
 def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
-                    large_print: bool = False, credits: str = "") -> RenderedDocument:
+                    large_print: bool = False, credits: str = "", light: bool = False) -> RenderedDocument:
     """The pages of a `<doc>` element, laid out by platypus and recorded as display lists;
-    `footer(page_number)` labels each page."""
+    `footer(page_number)` labels each page; `light`: emoji as black outlines."""
     if root.tag != "doc":
         raise BuildError(f"{title}: a document template must produce <doc>, got <{root.tag}>")
     document = SimpleDocTemplate(None, pagesize=tuple(paper), leftMargin=MARGIN, rightMargin=MARGIN,
                                  topMargin=MARGIN, bottomMargin=MARGIN + mm(4), title=title,
-                                 author="kitgen", creator="kitgen", initialFontName=REGULAR)
+                                 author="kitgen", creator="kitgen", initialFontName=regular())
     builder = _Builder(document.width, document.height, title, large_print)
     story = builder.flowables(root)
 
+    def centred(canvas, text: str, baseline: float, size: float) -> None:
+        if not missing_glyphs(text):
+            canvas.setFont(regular(), size)
+            canvas.drawCentredString(paper.width / 2, baseline, text)
+            return
+        from reportlab.lib.enums import TA_CENTER
+        from reportlab.lib.styles import ParagraphStyle
+        from xml.sax.saxutils import escape
+
+        style = ParagraphStyle("foot", fontName=regular(), fontSize=size, leading=size * 1.2, alignment=TA_CENTER,
+                               textColor=(0.3, 0.3, 0.3))
+        line = emoji_paragraph(escape(text), style)
+        _, height = line.wrap(paper.width - 2 * MARGIN, size * 4)
+        line.drawOn(canvas, MARGIN, baseline - (height - size))
+
     def decorate(canvas, doc) -> None:
         canvas.saveState()
-        canvas.setFont(REGULAR, 8)
         canvas.setFillGray(0.3)
-        canvas.drawCentredString(paper.width / 2, MARGIN - mm(2), footer(doc.page))
+        centred(canvas, footer(doc.page), MARGIN - mm(2), 8)
         if credits:  # a second line, smaller, under the page label
-            canvas.setFont(REGULAR, 7)
-            canvas.drawCentredString(paper.width / 2, MARGIN - mm(5.5), credits)
+            centred(canvas, credits, MARGIN - mm(5.5), 7)
         canvas.restoreState()
 
-    document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=RecordingCanvas)
+    canvas_class = type("Canvas", (EmojiCanvas,), {"light": light})
+    document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=canvas_class)
     pages = document.canv.pages
     return RenderedDocument(Document(title, pages), len(pages), builder.text)

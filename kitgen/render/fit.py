@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from kitgen.display import Item, Text
 from kitgen.plan import Rect
-from kitgen.render.fonts import BOLD, REGULAR, register_fonts
+from kitgen.render.fonts import bold, regular, register_fonts
 from kitgen.render.markup import unescape
 
 MIN_SIZE = 7.0  # points: the smallest type kitgen prints on a card
@@ -37,9 +37,13 @@ class DoesNotFit(Exception):
     """The text is too long for its box even at the minimum size."""
 
 
-@lru_cache(maxsize=8192)
 def fitted(markup: str, slot: Slot):  # -> reportlab Paragraph
-    """The largest Paragraph of `markup` that fits `slot.box`, or DoesNotFit."""
+    """The largest Paragraph of `markup` that fits `slot.box` in the font family in use, or DoesNotFit."""
+    return _fitted(markup, slot, bold() if slot.bold else regular())
+
+
+@lru_cache(maxsize=8192)
+def _fitted(markup: str, slot: Slot, font: str):
     from reportlab.lib.colors import Color
     from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
     from reportlab.lib.styles import ParagraphStyle
@@ -49,7 +53,7 @@ def fitted(markup: str, slot: Slot):  # -> reportlab Paragraph
     alignment = {"left": TA_LEFT, "center": TA_CENTER, "right": TA_RIGHT}[slot.align]
     size = slot.max_size
     while size >= slot.min_size - 1e-9:
-        style = ParagraphStyle("fit", fontName=BOLD if slot.bold else REGULAR, fontSize=size,
+        style = ParagraphStyle("fit", fontName=font, fontSize=size,
                                leading=size * slot.leading, alignment=alignment,
                                textColor=Color(*slot.color))
         paragraph = Paragraph(markup, style)
@@ -112,12 +116,16 @@ def _break(words: list[str], font: str, size: float, width: float) -> tuple[list
 _WHITESPACE = re.compile(r"[ \t\n\r]+")  # not str.split(): a no-break space keeps words together
 
 
-@lru_cache(maxsize=16384)
 def fitted_plain(text: str, slot: Slot) -> Lines:
-    """The largest size at which plain `text` fits `slot.box`, broken into lines; or DoesNotFit."""
+    """The largest size at which plain `text` fits `slot.box` in the font family in use, broken into lines; or
+    DoesNotFit."""
+    return _fitted_plain(text, slot, bold() if slot.bold else regular())
+
+
+@lru_cache(maxsize=16384)
+def _fitted_plain(text: str, slot: Slot, font: str) -> Lines:
     register_fonts()
     words = [word for word in _WHITESPACE.split(text) if word]
-    font = BOLD if slot.bold else REGULAR
     size = slot.max_size
     while size >= slot.min_size - 1e-9:
         broken = _break(words, font, size, slot.box.width)
@@ -136,7 +144,7 @@ def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "")
     block = fit.height(slot.leading)
     top = slot.box.top if valign == "top" else slot.box.y + (slot.box.height + block) / 2
     baseline = top - ASCENT * fit.size - (1 - ASCENT - DESCENT) * fit.size / 2
-    font = BOLD if slot.bold else REGULAR
+    font = bold() if slot.bold else regular()
     items = []
     for line, width in zip(fit.lines, fit.widths):
         if slot.align == "center":

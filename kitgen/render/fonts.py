@@ -1,19 +1,58 @@
-"""The bundled font family (DejaVu Sans), registered once per process and embedded as subsets."""
+"""The font families kitgen prints with, registered once per process and embedded as subsets.
+
+`standard` is DejaVu Sans (the default: most European alphabets and many symbols); `legible` is Atkinson
+Hyperlegible (for young and dyslexic readers; Latin alphabets only), whose missing characters (★ ♠ → ...) are
+measured and drawn with DejaVu Sans instead. A build picks the family for everything it renders with `family()`;
+`regular()` and `bold()` name the fonts of the family in use.
+"""
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 REGULAR = "KitSans"
 BOLD = "KitSans-Bold"
-_FILES = {REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf"}
+LEGIBLE = "KitLegible"
+LEGIBLE_BOLD = "KitLegible-Bold"
+FAMILIES = {"standard": (REGULAR, BOLD), "legible": (LEGIBLE, LEGIBLE_BOLD)}
+FAMILY_NAMES = {"standard": "DejaVu Sans", "legible": "Atkinson Hyperlegible"}
+_FILES = {REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf",
+          LEGIBLE: "AtkinsonHyperlegible-Regular.ttf", LEGIBLE_BOLD: "AtkinsonHyperlegible-Bold.ttf"}
+FALLBACK = {LEGIBLE: REGULAR, LEGIBLE_BOLD: BOLD}  # a character the first lacks is drawn with the second
+FONT_NAMES = frozenset(_FILES)  # every font a `Text` may name
+
+_family: ContextVar[str] = ContextVar("font_family", default="standard")
+
+
+@contextmanager
+def family(name: str | None) -> Iterator[None]:
+    """Render with the family `name` (`standard` or `legible`; None: standard) while the block runs."""
+    token = _family.set(name or "standard")
+    try:
+        yield
+    finally:
+        _family.reset(token)
+
+
+def regular() -> str:
+    """The regular font of the family in use."""
+    return FAMILIES[_family.get()][0]
+
+
+def bold() -> str:
+    """The bold font of the family in use."""
+    return FAMILIES[_family.get()][1]
 
 
 @lru_cache(maxsize=None)
 def register_fonts() -> None:
-    """Register the family with ReportLab (idempotent): render measures text with it, the backend embeds it."""
+    """Register the families with ReportLab (idempotent): render measures text with them, the backend embeds
+    them. A legible font measures each character it lacks with its fallback's width, as the backend draws it."""
     from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
 
@@ -21,21 +60,50 @@ def register_fonts() -> None:
 
     for name, file in _FILES.items():
         pdfmetrics.registerFont(truetype_font(name, FONT_DIR / file))
-    for bold, italic, name in ((0, 0, REGULAR), (1, 0, BOLD), (0, 1, REGULAR), (1, 1, BOLD)):
-        addMapping(REGULAR, bold, italic, name)
+    for name, fallback in FALLBACK.items():
+        face, spare = pdfmetrics.getFont(name).face, pdfmetrics.getFont(fallback).face
+        own = _own_codes(name)
+        face.charWidths = {**{code: width for code, width in spare.charWidths.items() if code not in own},
+                           **face.charWidths}
+    for regular_name, bold_name in FAMILIES.values():
+        for is_bold, italic, name in ((0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name),
+                                      (1, 1, bold_name)):
+            addMapping(regular_name, is_bold, italic, name)
+
+
+@lru_cache(maxsize=None)
+def _own_codes(name: str) -> frozenset[int]:
+    """The characters the font file `name` itself has a glyph for."""
+    from reportlab.pdfbase import pdfmetrics
+
+    return frozenset(pdfmetrics.getFont(name).face.charToGlyph)
+
+
+def font_runs(name: str, text: str) -> list[tuple[str, str]]:
+    """`text` in font `name` as (font, run) pieces: the characters the font lacks go to its fallback."""
+    fallback = FALLBACK.get(name)
+    if fallback is None:
+        return [(name, text)]
+    register_fonts()
+    own = _own_codes(name)
+    runs: list[tuple[str, str]] = []
+    for char in text:
+        font = name if ord(char) in own or ord(char) not in _own_codes(fallback) else fallback
+        if runs and runs[-1][0] == font:
+            runs[-1] = (font, runs[-1][1] + char)
+        else:
+            runs.append((font, char))
+    return runs
 
 
 @lru_cache(maxsize=None)
 def _covered() -> frozenset[int]:
-    from reportlab.pdfbase import pdfmetrics
-
     register_fonts()
-    codes: set[int] = set(pdfmetrics.getFont(REGULAR).face.charToGlyph)
-    return frozenset(codes & set(pdfmetrics.getFont(BOLD).face.charToGlyph))
+    return _own_codes(REGULAR) & _own_codes(BOLD)  # every family falls back to DejaVu Sans
 
 
 def missing_glyphs(text: str) -> list[str]:
-    """Characters of `text` the bundled fonts cannot draw (line breaks and spaces are fine)."""
+    """Characters of `text` no bundled font can draw (line breaks and spaces are fine)."""
     covered = _covered()
     if covered.issuperset(map(ord, text)):
         return []

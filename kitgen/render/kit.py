@@ -232,7 +232,8 @@ class KitRenderer:
         rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
                                    title=f"{activity.title} · {label}",
                                    footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}",
-                                   credits=" · ".join(c for c in (activity.credits, picture_credits) if c))
+                                   credits=" · ".join(c for c in (activity.credits, picture_credits) if c),
+                                   light=self.style.light)
         return OutputFile(Path(self.file_name(role.value)), role, len(rendered.document.pages),
                           document=rendered.document)
 
@@ -265,6 +266,12 @@ class KitRenderer:
                 "replays": checked.replays}
 
     def render(self) -> list[OutputFile]:
+        from kitgen.render.fonts import family
+
+        with family(self.style.font):  # every text of every file in the kit's font family
+            return self._render()
+
+    def _render(self) -> list[OutputFile]:
         _ = self.gettext
         files = [self.deck_file(deck_file) for deck_file in self.plan.decks]
         files += [self.slip_file(slip) for slip in self.plan.slips]

@@ -6,6 +6,7 @@ from typing import Literal
 
 CutLines = Literal["marks", "lines", "both"]
 Ink = Literal["normal", "light"]
+Font = Literal["standard", "legible"]  # DejaVu Sans, or Atkinson Hyperlegible (kitgen.render.fonts)
 
 
 @dataclass(frozen=True)
@@ -14,6 +15,7 @@ class Style:
     back_offset: tuple[float, float] = (0.0, 0.0)  # points every back page is shifted by (printer correction)
     ink: Ink = "normal"  # light: outlines and patterns only, no filled areas
     large_print: bool = False  # sheets at ≥ 14 pt with taller rows; card text as large as fits
+    font: Font = "standard"  # the font family of every text of every file
 
     @property
     def light(self) -> bool:
