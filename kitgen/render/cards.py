@@ -17,7 +17,7 @@ from kitgen.load.images import Picture
 from kitgen.render.cutfile import registration_marks
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
-from kitgen.render.fonts import REGULAR, missing_glyphs, register_fonts, regular, string_width
+from kitgen.render.fonts import REGULAR, drawn_as_pictures, register_fonts, regular, string_width
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.pictures import PLACEHOLDER, emoji_picture, emoji_runs, inline_emoji, placed
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
@@ -168,7 +168,7 @@ def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False) 
         if element.tag == "corner":  # the index is one line: its spaces never break
             markup = markup.replace(" ", "\u00a0")
         pictures: dict[int, Picture] = {}
-        missing = missing_glyphs(markup)
+        missing = drawn_as_pictures(markup)
         if missing:  # emoji print as pictures; a character neither a font nor the set has is reported later
             runs = emoji_runs(markup, set(missing))
             for number, (start, end, file_key) in enumerate(runs):

@@ -7,7 +7,7 @@ from typing import Callable, Iterable
 
 from kitgen.display import Document, Group
 from kitgen.errors import BuildError
-from kitgen.render.fonts import missing_glyphs, register_fonts
+from kitgen.render.fonts import drawn_as_pictures, missing_glyphs, register_fonts
 from kitgen.render.fonts import bold, regular
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.pictures import EMOJI_SCALE, PLACEHOLDER, emoji_picture, emoji_runs, placed
@@ -179,7 +179,7 @@ class EmojiMark:
 def emoji_markup(markup: str) -> str:
     """`markup` with each emoji the picture set draws (a character no font has) as a callback tag and a
     placeholder; a character neither has stays as it is."""
-    missing = missing_glyphs(markup)
+    missing = drawn_as_pictures(markup)
     if not missing:
         return markup
     for start, end, key in reversed(emoji_runs(markup, set(missing))):

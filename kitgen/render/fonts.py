@@ -126,6 +126,12 @@ RIGHT_TO_LEFT = re.compile(f"[{_RIGHT_TO_LEFT}]")
 UNSUPPORTED = re.compile(f"[{_RIGHT_TO_LEFT}\U00010000-\U0010ffff]")
 
 
+def drawn_as_pictures(text: str) -> list[str]:
+    """Characters of `text` to draw from the picture set when it has them: those no bundled font has, and every
+    character beyond U+FFFF (the fonts draw a few emoji, but a PDF's text layer cannot name them truthfully)."""
+    return sorted(set(missing_glyphs(text)) | {char for char in text if ord(char) > 0xFFFF})
+
+
 def unsupported_characters(text: str, pictures: bool = False) -> dict[str, str]:
     """Characters of `text` kitgen cannot print truthfully, each with why; with `pictures`, those beyond U+FFFF
     that print as pictures (emoji) are fine."""

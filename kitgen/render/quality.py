@@ -53,12 +53,16 @@ def unprintable_problems(files, locate: Callable[[str], str | None] = lambda cha
         if not missing_glyphs(joined) and not UNSUPPORTED.search(joined):
             continue  # the usual case: one look at all of the file's text
         for text in texts:
-            unsupported = unsupported_characters(text.text)
-            missing = {char: "the bundled font cannot draw it" for char in missing_glyphs(text.text)
-                       if char not in unsupported}
-            for char, why in {**unsupported, **missing}.items():
+            missing = missing_glyphs(text.text)
+            for char in missing:
                 where = text.origin or locate(char) or file.name
-                found.setdefault((where, char), f"{where}: {char!r} (U+{ord(char):04X}) in {text.text[:60]!r}: {why}")
+                found.setdefault((where, char), f"{where}: the bundled font cannot draw {char!r} (U+{ord(char):04X}) "
+                                                f"in {text.text[:60]!r}")
+            for char, why in unsupported_characters(text.text).items():
+                if char not in missing:
+                    where = text.origin or locate(char) or file.name
+                    found.setdefault((where, char), f"{where}: {char!r} (U+{ord(char):04X}) in {text.text[:60]!r}: "
+                                                    f"{why}")
     return list(found.values())
 
 
