@@ -35,6 +35,7 @@ Count = Annotated[int, PlainValidator(_positive_int),
                   WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_COUNT})]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=5000)]
+Url = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^https?://[^\s<>\"]+$", max_length=500)]
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 
 
@@ -151,6 +152,13 @@ large in the middle), word-picture (the name large above a picture), pair (pictu
 Fit = Literal["contain", "cover"]  # a picture whole inside its box, or filling it and cut at the edges
 
 
+class Link(Strict):
+    """A web address printed in the print guide with its QR code."""
+
+    title: Name
+    url: Url
+
+
 class CardKind(Strict):
     """One kind of card in a deck: `count` identical copies. Text fields may use `{{ field }}` from `data`."""
 
@@ -165,6 +173,7 @@ class CardKind(Strict):
     color: Name | None = None
     image: Name | None = None  # a PNG, JPEG or SVG file, relative to the activity's folder or the library's images/
     picture: Name | None = None  # a picture of the emoji set, by name (chipmunk) or as the emoji itself
+    qr: Url | None = None  # a web address printed as a QR code on the face
     layout: Layout | None = None  # default: the deck's
     fit: Fit | None = None  # default: the deck's
     show_title: bool | None = None  # default: the deck's
@@ -495,6 +504,7 @@ class Activity(Strict):
     credits: Text | None = None  # who made the activity: printed at the foot of every page of its documents
     card_size: CardSizeSpec = "poker"
     font: Literal["standard", "legible"] | None = None  # legible: Atkinson Hyperlegible; `--font` overrides it
+    links: list[Link] = []  # web addresses for the adult (a rules video), printed in the print guide with a QR code
     printing: Printing = Printing()
     rules: Rules
     decks: list[Deck] = []

@@ -74,7 +74,7 @@ LAYOUT_BODY: Mapping[str, tuple[tuple[str, float], ...]] = MappingProxyType({
     "pair": (("picture", 0.46), ("word", 0.22), ("caption", 0.08), ("text", 0.14), ("footer", 0.07)),
 })
 BODY_SIZES = {"symbol": 60, "big": 96, "word": 30, "caption": 12, "text": 10, "footer": 11}
-BODY_PARTS = ("word", "symbol", "big", "picture", "caption", "text", "footer")
+BODY_PARTS = ("word", "symbol", "big", "picture", "qr", "caption", "text", "footer")
 GAP = 0.01  # of the safe height, between two parts of the body
 
 
@@ -102,14 +102,14 @@ def face_layout(width: float, height: float, scale: float, layout: str, parts: f
     if layout == "text" and "picture" in parts:  # a picture takes the symbol's place (the symbol stays in the mark)
         body = [("picture", 0.35)] + [(p, s) for p, s in body if p != "symbol"]
     placed_parts = {part for part, _ in body} | ({"symbol"} if layout == "text" and "picture" in parts else set())
-    body += [(part, 0.35 if part in ("symbol", "big", "picture") else 0.12)  # a part a template adds to a layout
+    body += [(part, 0.35 if part in ("symbol", "big", "picture", "qr") else 0.12)  # a part a template adds to a layout
              for part in BODY_PARTS if part in parts and part not in placed_parts]
     total = sum(share for _, share in body) or 1.0
     room = bottom - top - GAP * max(len(body) - 1, 0)
     y = top
     for part, share in body:
         size = room * share / total
-        if part != "picture":
+        if part not in ("picture", "qr"):
             bold = part != "text"
             slots[part] = Slot(band(y, y + size), BODY_SIZES[part] * (scale if part in ("caption", "text", "footer")
                                                                       else 1.0), bold=bold)
@@ -162,6 +162,11 @@ def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False) 
         if element.tag == "picture":
             if design.picture is not None:
                 items += placed(design.picture, slot.box, design.fit, light)
+            continue
+        if element.tag == "qr":  # black modules on the white face, as large as the place allows
+            from kitgen.render.qr import qr_items
+
+            items += qr_items(plain_text(element).strip(), slot.box, design.label)
             continue
         key = CONTENT_KEYS.get(element.tag, element.tag)
         markup = inline_markup(element)

@@ -89,6 +89,8 @@ class _Builder:
                 result.append(self.table(element))
             elif tag == "box":
                 result.append(self.box(element))
+            elif tag == "qr":
+                result.append(self.qr(element))
             elif tag == "onepage":
                 inner = self.flowables(element)
                 # one page for the table; large print keeps its size and may run over
@@ -106,6 +108,20 @@ class _Builder:
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "BOTTOM"), ("FONTNAME", (0, 0), (-1, -1), regular()),
                                    ("LINEBELOW", (0, 0), (-1, -1), 0.6, (0, 0, 0)),
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 10)]))
+        return table
+
+    def qr(self, element: ET.Element):
+        """A QR code (`size`, default 30 mm) with its title and address beside it."""
+        from xml.sax.saxutils import escape
+
+        url = (element.text or "").strip()
+        title = element.get("title", "")
+        self.text += [title, url]
+        side = parse_length(element.get("size", "30mm"))
+        code = QRCode(url, side, f"{self.label}, qr")
+        words = emoji_paragraph(f"<b>{escape(title)}</b><br/>{escape(url)}", self.styles["p"])
+        table = Table([[code, words]], colWidths=[side + mm(4), self.width - side - mm(4)])
+        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
         return table
 
     def box(self, element: ET.Element):
@@ -213,6 +229,38 @@ class EmojiCanvas(RecordingCanvas):
         cell = Rect(x + (width - side) / 2, y, side, side)
         self.items.append(Group(tuple(placed(emoji_picture(image.key), cell, "contain", self.light)),
                                 transform=self.matrix))
+
+
+class QRCode(Flowable):
+    """A QR code `side` points square, drawn as black boxes; refused if it would print below the minimum module
+    (also when a page that shrinks to fit would make it smaller)."""
+
+    def __init__(self, url: str, side: float, where: str):
+        super().__init__()
+        from kitgen.render.qr import qr_items
+        from kitgen.plan import Rect
+
+        self.url, self.side, self.where = url, side, where
+        self.boxes = qr_items(url, Rect(0, 0, side, side), where)  # checks the size it is given
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        return self.side, self.side
+
+    def draw(self) -> None:
+        import math
+
+        from kitgen.plan import Rect
+        from kitgen.render.qr import qr_items
+
+        a, b, c, d = self.canv.matrix[:4]  # a page shrunk to fit prints the code smaller: checked as printed
+        scale = math.sqrt(abs(a * d - b * c))
+        if scale < 1 - 1e-9:
+            qr_items(self.url, Rect(0, 0, self.side * scale, self.side * scale), self.where)
+        self.canv.saveState()
+        self.canv.setFillGray(0)
+        for box in self.boxes:
+            self.canv.rect(box.x, box.y, box.width, box.height, stroke=0, fill=1)
+        self.canv.restoreState()
 
 
 class FitRowsTable(Flowable):
