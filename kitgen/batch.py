@@ -229,10 +229,7 @@ def summary_table(reports: list[ActivityReport]) -> str:
                 rows.append((shown, "-", "-", "-", "-", "failed"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    built = sum(r.status == "built" for r in reports)
-    fresh = sum(r.status == "up to date" for r in reports)
-    failed = sum(r.status == "failed" for r in reports)
-    partly = sum(r.status == "partly built" for r in reports)
-    lines.append(f"{built} built, {fresh} up to date, {failed} failed"
-                 + (f", {partly} with a failed edition" if partly else ""))
+    statuses = [row[-1] for row in rows[1:]]  # the summary counts the table's rows: one per kit (edition)
+    lines.append(f"{statuses.count('built')} built, {statuses.count('up to date')} up to date, "
+                 f"{statuses.count('failed')} failed")
     return "\n".join(lines)
