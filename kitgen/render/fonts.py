@@ -32,6 +32,7 @@ _family: ContextVar[str] = ContextVar("font_family", default="standard")
 @contextmanager
 def family(name: str | None) -> Iterator[None]:
     """Render with the family `name` (`standard` or `legible`; None: standard) while the block runs."""
+    register_family(name or "standard")
     token = _family.set(name or "standard")
     try:
         yield
@@ -49,26 +50,34 @@ def bold() -> str:
     return FAMILIES[_family.get()][1]
 
 
-@lru_cache(maxsize=None)
 def register_fonts() -> None:
-    """Register the families with ReportLab (idempotent): render measures text with them, the backend embeds
-    them. A legible font measures each character it lacks with its fallback's width, as the backend draws it."""
+    """Register the standard family with ReportLab (idempotent): render measures text with it, the backend
+    embeds it. The legible family is registered when a build first uses it (`family`)."""
+    register_family("standard")
+
+
+@lru_cache(maxsize=None)
+def register_family(name: str) -> None:
+    """Register one family; a legible font measures each character it lacks with its fallback's width, as the
+    backend draws it."""
     from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
 
     from kitgen.backend.fonts import truetype_font
 
-    for name, file in _FILES.items():
-        pdfmetrics.registerFont(truetype_font(name, FONT_DIR / file))
-    for name, fallback in FALLBACK.items():
-        face, spare = pdfmetrics.getFont(name).face, pdfmetrics.getFont(fallback).face
-        own = _own_codes(name)
-        face.charWidths = {**{code: width for code, width in spare.charWidths.items() if code not in own},
-                           **face.charWidths}
-    for regular_name, bold_name in FAMILIES.values():
-        for is_bold, italic, name in ((0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name),
-                                      (1, 1, bold_name)):
-            addMapping(regular_name, is_bold, italic, name)
+    if name != "standard":
+        register_family("standard")  # the fallback
+    regular_name, bold_name = FAMILIES[name]
+    for font in (regular_name, bold_name):
+        pdfmetrics.registerFont(truetype_font(font, FONT_DIR / _FILES[font]))
+        fallback = FALLBACK.get(font)
+        if fallback is not None:
+            face, spare = pdfmetrics.getFont(font).face, pdfmetrics.getFont(fallback).face
+            own = _own_codes(font)
+            face.charWidths = {**{code: width for code, width in spare.charWidths.items() if code not in own},
+                               **face.charWidths}
+    for is_bold, italic, font in ((0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name), (1, 1, bold_name)):
+        addMapping(regular_name, is_bold, italic, font)
 
 
 @lru_cache(maxsize=None)
@@ -84,7 +93,7 @@ def font_runs(name: str, text: str) -> list[tuple[str, str]]:
     fallback = FALLBACK.get(name)
     if fallback is None:
         return [(name, text)]
-    register_fonts()
+    register_family(next(family for family, names in FAMILIES.items() if name in names))
     own = _own_codes(name)
     runs: list[tuple[str, str]] = []
     for char in text:
