@@ -26,6 +26,7 @@ os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")
 REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"
 ACTIVITY = "growing-discard"
+GROWING = CONTENT / f"{ACTIVITY}.yaml"
 PAPERS = ("a4", "letter")
 MM_PER_PT = 25.4 / 72
 
@@ -245,3 +246,33 @@ def _reader(path: str, mtime_ns: int) -> pypdf.PdfReader:
 def pdf_reader(path: Path) -> pypdf.PdfReader:
     """A pypdf reader for page boxes, the catalog, fonts (cached per file version)."""
     return _reader(str(path), path.stat().st_mtime_ns)
+
+
+# --------------------------------------------------------------------------- content to break on purpose
+
+
+def growing_data() -> dict:
+    """growing-discard as plain data, to change and write back."""
+    import yaml
+
+    return yaml.safe_load(GROWING.read_text(encoding="utf-8"))
+
+
+def write_activity(folder: Path, data: dict, name: str = ACTIVITY) -> Path:
+    """`folder/<name>.yaml` holding `data` (one line per value, however long)."""
+    import yaml
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000), encoding="utf-8")
+    return path
+
+
+def folder_activity(tmp_path: Path, name: str = "own-templates") -> Path:
+    """content/<name>/activity.yaml (growing-discard with that id) and an empty templates/ folder."""
+    data = growing_data()
+    data["id"] = name
+    folder = tmp_path / "content" / name
+    write_activity(folder, data, "activity")
+    (folder / "templates").mkdir()
+    return folder

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import folder_activity, growing_data, write_activity
 
 REPO = Path(__file__).resolve().parents[1]
-GROWING = REPO / "content" / "growing-discard.yaml"
 BROKEN = Path(__file__).resolve().parent / "broken"
 ACTIVITY = "growing-discard"
 SHOWN = os.path.join("content", ACTIVITY + ".yaml")
@@ -47,15 +47,6 @@ def kitgen(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[su
     return result, time.monotonic() - started
 
 
-def growing_data() -> dict:
-    return yaml.safe_load(GROWING.read_text(encoding="utf-8"))
-
-
-def write_activity(folder: Path, data: dict, name: str = ACTIVITY) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000), encoding="utf-8")
-    return path
 
 
 def line_of(path: Path, needle: str) -> int:
@@ -153,14 +144,6 @@ def test_ordinary_placeholders_still_work():
 
 # --------------------------------------------------------------------------- 1. an activity's own templates
 
-
-def folder_activity(tmp_path: Path, name: str = "own-templates") -> Path:
-    data = growing_data()
-    data["id"] = name
-    folder = tmp_path / "content" / name
-    write_activity(folder, data, "activity")
-    (folder / "templates").mkdir()
-    return folder
 
 
 TEMPLATE_ATTACKS = {

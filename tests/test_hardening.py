@@ -21,6 +21,7 @@ import pdfplumber
 import pypdf
 import pytest
 import yaml
+from conftest import folder_activity, growing_data, write_activity
 from click.testing import CliRunner, Result
 
 import kitgen.write
@@ -32,7 +33,6 @@ from kitgen.load import load_activity
 
 REPO = Path(__file__).resolve().parents[1]
 BROKEN = Path(__file__).resolve().parent / "broken"
-GROWING = REPO / "content" / "growing-discard.yaml"
 ACTIVITY = "growing-discard"
 CASES = sorted(BROKEN.glob("*.yaml"))
 
@@ -53,15 +53,6 @@ def assert_clean_exit(result: Result, code: int) -> None:
     assert result.exit_code == code, f"exit {result.exit_code}, expected {code}\n{result.output}"
 
 
-def growing_data() -> dict:
-    return yaml.safe_load(GROWING.read_text(encoding="utf-8"))
-
-
-def write_activity(content: Path, data: dict, name: str = ACTIVITY) -> Path:
-    content.mkdir(parents=True, exist_ok=True)
-    path = content / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return path
 
 
 def growing_variant(content: Path, change: Callable[[dict], Any] | None = None) -> Path:
@@ -660,15 +651,6 @@ def test_an_output_folder_that_cannot_be_made_is_an_error_not_a_crash(what: list
 
 # --------------------------------------------------------------------------- 4. nothing gets in
 
-
-def folder_activity(tmp_path: Path, name: str = "own-templates") -> Path:
-    """content/<name>/activity.yaml (growing-discard with that id) and an empty templates/ folder."""
-    data = growing_data()
-    data["id"] = name
-    folder = tmp_path / "content" / name
-    write_activity(folder, data, "activity")
-    (folder / "templates").mkdir()
-    return folder
 
 
 SECRET = "TOP-SECRET-OUTSIDE"

@@ -6,7 +6,6 @@ pdfplumber), never taken from kitgen's own idea of where it drew them."""
 from __future__ import annotations
 
 import io
-import os
 import textwrap
 from pathlib import Path
 
