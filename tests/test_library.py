@@ -219,9 +219,10 @@ def _expand(value: str | None, data: dict) -> str | None:
 
 def face_words(card) -> Counter:
     """The words a face of this card kind should carry: corner value, title (name, else id), the symbol
-    twice (corner mark and centre), caption, text and footer, with placeholders filled from its data."""
+    twice (corner mark and centre; once beside a picture), caption, text and footer, with placeholders filled from its data."""
+    pictured = bool(card.picture or card.image)  # a picture takes the centre symbol's place
     parts = [_expand(card.value, card.data), _expand(card.name, card.data) or card.id,
-             _expand(card.symbol, card.data), _expand(card.symbol, card.data),
+             _expand(card.symbol, card.data), None if pictured else _expand(card.symbol, card.data),
              _expand(card.caption, card.data), _expand(card.text, card.data), _expand(card.footer, card.data)]
     return Counter(word for part in parts if part for word in part.split())
 

@@ -864,7 +864,7 @@ def _solid_square(path: Path, index: int, side_mm: float, dpi: float = 100) -> b
 def test_ink_light_faces_have_no_filled_symbols(kit, back_words):
     base, light = file_of(kit("base"), "cards"), file_of(kit("light"), "cards")
     faces = [i for i, page in enumerate(cards_by_page(light, back_words)) if page_side(page) == "face"]
-    assert _solid_square(base, faces[0], 4), "control: the default faces print solid symbols"
+    assert any(_solid_square(base, i, 4) for i in faces), "control: the default faces print solid symbols"
     assert [i + 1 for i in faces if _solid_square(light, i, 4)] == []
     # the symbols are still there, as outlines
     assert "◎" in text_of(light) and "●" not in text_of(light)
