@@ -9,7 +9,8 @@ from kitgen.display import BLACK, Box, Circle, Clip, Document, Form, Group, Item
 from kitgen.plan.imposition import Rect
 from kitgen.plan.tiling import BoardLayout, Tile, alignment_marks
 from kitgen.errors import UnprintableContent
-from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
+from kitgen.render.fit import DoesNotFit, Slot
+from kitgen.render.pictures import fitted_with_emoji, label_with_emoji
 from kitgen.render.fonts import register_fonts
 from kitgen.render.markup import inline_markup
 from kitgen.units import PaperSize, mm
@@ -44,7 +45,7 @@ def _board_parts(board: BoardPrint) -> list[Item]:
                              radius=mm(4))]
     title = board.xml.find("title")
     if title is not None:
-        items += fitted_items(inline_markup(title), Slot(clear_of_seams(layout.title_box, board.tiles), 18, bold=True),
+        items += fitted_with_emoji(inline_markup(title), Slot(clear_of_seams(layout.title_box, board.tiles), 18, bold=True),
                               origin=board.where)[0]
     labels = board.xml.findall("position")
     place = Stroke(0.8, (0.25,), (4, 3))
@@ -52,12 +53,12 @@ def _board_parts(board: BoardPrint) -> list[Item]:
         items.append(Box(rect.x, rect.y, rect.width, rect.height, place, radius=mm(3)))
         if index < len(labels):
             box = Rect(rect.x, rect.y + rect.height * 0.3, rect.width, rect.height * 0.4)
-            items += fitted_items(inline_markup(labels[index]), Slot(box, 60, bold=True, color=(0.55, 0.55, 0.55)),
+            items += fitted_with_emoji(inline_markup(labels[index]), Slot(box, 60, bold=True, color=(0.55, 0.55, 0.55)),
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
     if note is not None:
         band = clear_of_seams(Rect(mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5)), board.tiles)
-        items += fitted_items(inline_markup(note), Slot(band, 9, min_size=6), origin=board.where)[0]
+        items += fitted_with_emoji(inline_markup(note), Slot(band, 9, min_size=6), origin=board.where)[0]
     pen = Stroke(0.4, BLACK)
     for x, y in alignment_marks(layout.size, board.tiles):
         items += [Circle(x, y, MARK_RADIUS, pen), Line(x - 2 * MARK_RADIUS, y, x + 2 * MARK_RADIUS, y, pen),
@@ -95,7 +96,7 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str) 
             if tile_.row > 0:
                 items.append(Line(ox, oy + window.height, ox + window.width, oy + window.height, trim))
             band = Rect(ox, oy - mm(8), page.width - 2 * ox, mm(7))
-            items += label_items(f"{label} · {board.hint}" if board.hint else label,
+            items += label_with_emoji(f"{label} · {board.hint}" if board.hint else label,
                                  Slot(band, 8, align="left", min_size=5))
             document.pages.append(Page(page.width, page.height, items))
     return document

@@ -16,10 +16,10 @@ from kitgen.plan.imposition import back_band
 from kitgen.load.images import Picture
 from kitgen.render.cutfile import registration_marks
 from kitgen.render.style import Style
-from kitgen.render.fit import DoesNotFit, Slot, fitted_items, label_items
-from kitgen.render.fonts import REGULAR, drawn_as_pictures, register_fonts, regular, string_width
+from kitgen.render.fit import DoesNotFit, Slot, label_items
+from kitgen.render.fonts import REGULAR, register_fonts, regular, string_width
 from kitgen.render.markup import inline_markup, plain_text
-from kitgen.render.pictures import PLACEHOLDER, emoji_picture, emoji_runs, inline_emoji, placed
+from kitgen.render.pictures import fitted_with_emoji, label_with_emoji, placed
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
 
@@ -172,23 +172,15 @@ def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False) 
         markup = inline_markup(element)
         if element.tag == "corner":  # the index is one line: its spaces never break
             markup = markup.replace(" ", "\u00a0")
-        pictures: dict[int, Picture] = {}
-        missing = drawn_as_pictures(markup)
-        if missing:  # emoji print as pictures; a character neither a font nor the set has is reported later
-            runs = emoji_runs(markup, set(missing))
-            for number, (start, end, file_key) in enumerate(runs):
-                pictures[number] = emoji_picture(file_key)
-            for start, end, _ in reversed(runs):
-                markup = markup[:start] + PLACEHOLDER + markup[end:]
         color = element.get("color") or design.xml.get("color") if element.tag in COLORED_PARTS else None
         if color:
             slot = replace(slot, color=rgb(color))
-        try:
-            drawn, size = fitted_items(markup, slot, origin=f"{design.label}, {key}")
+        try:  # emoji print as pictures; a character neither a font nor the set has is reported later
+            drawn, size = fitted_with_emoji(markup, slot, origin=f"{design.label}, {key}", line_only=light)
         except DoesNotFit:
             raise UnprintableContent(f"{design.label}, {key}: the text does not fit on the card even at "
                                      f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
-        items += inline_emoji(drawn, pictures, light) if pictures else drawn
+        items += drawn
         if element.tag == "text" and size < slot.max_size:
             note(f"{design.label}: {key} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
         if contrast_on_white(slot.color) < MIN_CONTRAST and size < 14:
@@ -306,7 +298,7 @@ def _slip(design: Design, width: float, height: float, style: Style, bleed: floa
 
 def _fit_or_fail(design: Design, part: str, markup: str, slot: Slot) -> list[Item]:
     try:
-        return fitted_items(markup, slot, origin=design.label)[0]
+        return fitted_with_emoji(markup, slot, origin=design.label)[0]
     except DoesNotFit:
         raise UnprintableContent(f"{design.label}, {part}: the text does not fit even at {slot.min_size:g} pt") from None
 
@@ -338,7 +330,7 @@ def _calibration(band: Rect, label: str, ruler_note: str, letter: bool) -> list[
     lower = Rect(text_box.x, text_box.y, text_box.width, text_box.height / 2)
     return [*_ruler(x0, y, letter, regular()),
             *label_items(ruler_note, Slot(upper, 7, bold=True, align="left", min_size=5)),
-            *label_items(label, Slot(lower, 7, align="left", min_size=5))]
+            *label_with_emoji(label, Slot(lower, 7, align="left", min_size=5))]
 
 
 def _inch_ruler() -> tuple[Item, ...]:
@@ -363,7 +355,7 @@ def _side_calibration(grid: Grid, label: str, ruler_note: str, letter: bool) -> 
                (0.0, -1.0, 1.0, 0.0, left.x + inset, left.top - mm(2)))
     label_start = 4 * INCH + mm(12) if letter else 0.0
     down = Group((*(_inch_ruler() if letter else ()),
-                  *label_items(label, Slot(Rect(label_start, 0, length - label_start, right.width - inset), 7,
+                  *label_with_emoji(label, Slot(Rect(label_start, 0, length - label_start, right.width - inset), 7,
                                            align="left", min_size=5))),
                  (0.0, -1.0, 1.0, 0.0, right.x + inset, right.top - mm(2)))
     return [up, down]
@@ -405,8 +397,8 @@ def _deck_words(back: Design) -> str:
 def _deck_marker(words: str, width: float, height: float) -> list[Item]:
     """The deck's back symbol and title at the foot of a face, left of the kit label (printed without backs)."""
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
-    return label_items(words, Slot(Rect(safe.x, safe.y, safe.width / 2, safe.height * 0.05), 7, bold=True,
-                                   align="left", min_size=5))
+    return label_with_emoji(words, Slot(Rect(safe.x, safe.y, safe.width / 2, safe.height * 0.05), 7, bold=True,
+                                        align="left", min_size=5))
 
 
 def _neutral_border(width: float, height: float) -> Item:

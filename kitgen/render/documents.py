@@ -10,7 +10,7 @@ from kitgen.errors import BuildError
 from kitgen.render.fonts import drawn_as_pictures, missing_glyphs, register_fonts
 from kitgen.render.fonts import bold, regular
 from kitgen.render.markup import inline_markup, plain_text
-from kitgen.render.pictures import EMOJI_SCALE, PLACEHOLDER, emoji_picture, emoji_runs, placed
+from kitgen.render.pictures import EMOJI_SCALE, emoji_picture, emoji_runs, placed
 from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table,
                                     TableStyle)
 from kitgen.backend.recorder import RecordingCanvas

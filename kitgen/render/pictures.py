@@ -348,5 +348,37 @@ def inline_emoji(items: list[Item], pictures: dict[int, Picture], line_only: boo
     return out
 
 
+def with_placeholders(markup: str) -> tuple[str, dict[int, Picture]]:
+    """`markup` with each emoji the set draws replaced by PLACEHOLDER, and the pictures they stand for, in order
+    (a character neither a font nor the set has is left as it is, to be reported)."""
+    from kitgen.render.fonts import drawn_as_pictures
+
+    missing = drawn_as_pictures(markup)
+    if not missing:
+        return markup, {}
+    runs = emoji_runs(markup, set(missing))
+    pictures = {number: emoji_picture(key) for number, (_, _, key) in enumerate(runs)}
+    for start, end, _ in reversed(runs):
+        markup = markup[:start] + PLACEHOLDER + markup[end:]
+    return markup, pictures
+
+
+def fitted_with_emoji(markup: str, slot, *, origin: str = "", line_only: bool = False) -> tuple[list[Item], float]:
+    """`fit.fitted_items`, with every emoji printed as its picture, the size of the text around it."""
+    from kitgen.render.fit import fitted_items
+
+    markup, pictures = with_placeholders(markup)
+    drawn, size = fitted_items(markup, slot, origin=origin)
+    return inline_emoji(drawn, pictures, line_only), size
+
+
+def label_with_emoji(text: str, slot, line_only: bool = False) -> list[Item]:
+    """`fit.label_items` (kitgen's own label, cut short when too long), with emoji printed as pictures."""
+    from kitgen.render.fit import label_items
+
+    text, pictures = with_placeholders(text)
+    return inline_emoji(label_items(text, slot), pictures, line_only)
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:12]
