@@ -136,6 +136,7 @@ class Group:
     items: tuple["Item", ...]
     transform: Matrix = IDENTITY
     clip: Clip | None = None
+    shared: bool = False  # the same items come back often (a picture on many cards): a backend may draw them once
 
 
 @dataclass(frozen=True)

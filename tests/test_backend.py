@@ -173,3 +173,25 @@ def test_each_page_sets_its_own_line_style():
     reader = pypdf.PdfReader(io.BytesIO(write_pdf(document)))
     for page in reader.pages:
         assert b"[3 2] 0 d" in page.get_contents().get_data()
+
+
+def test_a_shared_picture_is_one_form_however_many_cards_draw_it(tmp_path):
+    """A vector picture on many cards (a Group marked shared) is written once and placed by reference; every
+    card still shows it."""
+    from kitgen.display import Group, Path as VectorPath
+
+    star = (VectorPath((("m", 0, 0), ("l", 10, 0), ("l", 5, 10), ("h",)), None, BLACK),)  # the same tuple
+    forms = {f"card{i}": Form(f"card{i}", (0, 0, mm(20), mm(20)),
+                             (Group(star, (mm(1.5), 0, 0, mm(1.5), mm(2.5), mm(2.5)), shared=True),
+                              Text(1, 1, f"card {i}", REGULAR, 6)))
+             for i in range(3)}
+    page = Page(*A4, [Use(f"card{i}", translate(mm(10 + 30 * i), mm(200))) for i in range(3)])
+    path = tmp_path / "shared.pdf"
+    path.write_bytes(write_pdf(Document("shared", [page], forms)))
+    data = path.read_bytes()
+    assert len(re.findall(rb"/Subtype\s*/Form", data)) == 3 + 1, "three cards and one picture"
+    check = subprocess.run([needs("qpdf"), "--check", str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+    subprocess.run([needs("pdftoppm"), "-r", "72", "-png", "-singlefile", str(path), str(tmp_path / "p")], check=True)
+    for i in range(3):  # the middle of each card's triangle is black
+        assert pixel(tmp_path / "p.png", 10 + 30 * i + 2.5 + 7.5, 297.0 - (200 + 2.5 + 5)) == (0, 0, 0)

@@ -127,6 +127,35 @@ def _segments(segments) -> str:
     return " ".join(parts)
 
 
+def _bounds(items) -> tuple[float, float, float, float] | None:
+    """A box holding every point of the items (control points included), widened by the widest stroke; None
+    when the items are not all plain shapes."""
+    xs: list[float] = []
+    ys: list[float] = []
+    pen = 0.0
+    for item in walk(items):
+        if isinstance(item, Path):
+            for segment in item.segments:
+                xs += segment[1::2]
+                ys += segment[2::2]
+        elif isinstance(item, (Box, Image)):
+            xs += [item.x, item.x + item.width]
+            ys += [item.y, item.y + item.height]
+        elif isinstance(item, Circle):
+            xs += [item.x - item.radius, item.x + item.radius]
+            ys += [item.y - item.radius, item.y + item.radius]
+        elif isinstance(item, Line):
+            xs += [item.x0, item.x1]
+            ys += [item.y0, item.y1]
+        else:  # text, a nested group or form: no box is sure to hold them, so the group is not shared
+            return None
+        stroke = getattr(item, "stroke", None)
+        pen = max(pen, stroke.width if stroke else 0.0)
+    if not xs:
+        return (0.0, 0.0, 1.0, 1.0)
+    return (min(xs) - pen, min(ys) - pen, max(xs) + pen, max(ys) + pen)
+
+
 @lru_cache(maxsize=256)
 def _stroke_operators(stroke: Stroke) -> tuple[tuple[str, object, str], ...]:
     """(state key, value, operator) for each part of a stroke's style."""
@@ -148,6 +177,7 @@ class _Painter:
         self.state: dict[str, object] = {}
         self.shared_resources = None
         self.codes: dict[Item, str] = {}  # operators of a text or line already written in this file
+        self.shared: dict[tuple, str | None] = {}  # the items of a shared group → the form they are drawn in
 
     # ---------------------------------------------------------------- state
     def set(self, key: str, value: object, operator: str) -> None:
@@ -261,15 +291,26 @@ class _Painter:
             raise BuildError(f"{item.name or 'image'}: cannot be drawn ({error})") from None
 
     def group(self, item: Group) -> None:
-        from reportlab.lib.rl_accel import fp_str
-
         with self.saved():
             if item.clip is not None:
                 clip = item.clip
                 self.canvas.addLiteral(f"{fp_str(clip.x, clip.y, clip.width, clip.height)} re W n")
             if item.transform != IDENTITY:
                 self.canvas.addLiteral(f"{fp_str(*item.transform)} cm")
-            self.draw(item.items)
+            name = self.shared_form(item.items) if item.shared else None
+            if name:  # drawn once as a form of its own, placed by reference wherever it comes back
+                self.canvas.doForm(name)
+            else:
+                self.draw(item.items)
+
+    def shared_form(self, items: tuple) -> str | None:
+        """The form that draws `items` (made the first time), or None when they cannot be one."""
+        if items not in self.shared:
+            bounds = _bounds(items)
+            self.shared[items] = f"shared{len(self.shared)}" if bounds else None
+            if bounds:
+                self.define(Form(self.shared[items], bounds, items))  # type: ignore[arg-type]
+        return self.shared[items]
 
     def use(self, item: Use) -> None:
         from reportlab.lib.rl_accel import fp_str
@@ -290,6 +331,7 @@ class _Painter:
         self.canvas.beginForm(form.name, *form.bbox)
         self.draw(form.items)
         own = any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
+                  or (isinstance(item, Group) and item.shared and self.shared.get(item.items))
                   for item in walk(form.items))
         self.end_form(own)
         self.state = state

@@ -159,6 +159,7 @@ def _walk(node, matrix, items: list[Item], name: str, line_only: bool) -> None:
 
 
 @lru_cache(maxsize=512)
+@lru_cache(maxsize=256)
 def svg_items(data: bytes, name: str, line_only: bool = False) -> tuple[tuple[Item, ...], float, float]:
     """The drawing as Path items in its own units (origin lower left), with its width and height."""
     drawing = _drawing(data)
@@ -188,7 +189,7 @@ def placed(picture: Picture, box: Rect, fit: str = "contain", line_only: bool = 
         # black outlines only (`--ink light`) for the emoji set, whose drawings have them; a file stays as drawn
         items, natural_w, natural_h = svg_items(picture.data, picture.name, line_only and bool(picture.credit))
         sx, sy = width / natural_w, height / natural_h
-        drawn: Item = Group(items, (sx, 0.0, 0.0, sy, x, y))
+        drawn: Item = Group(items, (sx, 0.0, 0.0, sy, x, y), shared=True)
     else:
         drawn = Image(x, y, width, height, picture.data, picture.name)
     if fit == "cover" and (width > box.width + 0.01 or height > box.height + 0.01):
