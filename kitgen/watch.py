@@ -2,14 +2,14 @@
 
 A cold `kitgen build` spends most of its time starting Python and importing ReportLab and pydantic; a
 watching process pays that once, so a rebuild after an edit costs only the kits that changed (the build is
-incremental, as without --watch). Files are polled every 0.1 s (no extra dependency); a change is acted on
-once the files have stopped changing for one interval, so an editor's save-in-several-steps gives one
-rebuild.
+incremental, as without --watch). The operating system's file events (watchfiles) say when something below the
+watched folders changed; nothing is polled. A change is acted on once the events have stopped for one interval,
+so an editor's save-in-several-steps gives one rebuild, and the files are then compared with a snapshot taken
+before, so only real changes to content files (not editor droppings, not the output) trigger a rebuild.
 """
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -70,27 +70,56 @@ def changed(before: Snapshot, after: Snapshot) -> list[str]:
     return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
 
+class _Stop:
+    """`stop()` as the event object watchfiles asks `is_set()` every step."""
+
+    def __init__(self, stop: Callable[[], bool]):
+        self.is_set = stop
+
+
+def _events(folders: list[Path]):
+    """A watcher of the operating system's file events below `folders` (those that exist now)."""
+    from watchfiles.main import RustNotify
+
+    existing = [str(folder) for folder in folders if Path(folder).is_dir()]
+    return RustNotify(existing, False, False, 300, True, True), existing
+
+
 def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None], *, skip: Iterable[Path] = (),
           interval: float = 0.1, stop: Callable[[], bool] = lambda: False) -> None:
     """Call `rebuild([])` once, then `rebuild(changed_files)` each time files below `folders()` change and
-    settle, until `stop()`.
+    settle (no event for `interval` seconds), until `stop()`.
 
-    The files are looked at before the first build, so a save made while it runs is not missed; `folders`
-    is asked again each time, so a new activity folder is watched too.
+    The watcher is listening before the first build, so a save made while it runs is not missed; `folders`
+    is asked again after each change, so a new activity folder (or templates folder) is watched too.
     """
     skip = list(skip)
-    current = snapshot(folders(), skip)
-    rebuild([])
-    while not stop():
-        time.sleep(interval)
-        latest = snapshot(folders(), skip)
-        if latest == current:
-            continue
-        while True:  # wait for the writing to finish
-            time.sleep(interval)
-            settled = snapshot(folders(), skip)
-            if settled == latest:
-                break
-            latest = settled
-        rebuild(changed(current, latest))
-        current = latest
+    skipped = [str(Path(folder).resolve()) for folder in skip]
+    watched = folders()
+    notify, listening = _events(watched)
+    current = snapshot(watched, skip)
+    step = max(10, int(interval * 1000))
+    stop_event = _Stop(stop)
+    try:
+        rebuild([])
+        while not stop():
+            raw = notify.watch(60_000, step, step * 5, stop_event)  # grouped until quiet for one step
+            if raw == "signal":
+                raise KeyboardInterrupt
+            if raw in ("stop", "timeout"):
+                continue
+            relevant = [path for _change, path in raw if not _ignored(Path(path).name)
+                        and not any(Path(path).resolve().is_relative_to(folder) for folder in skipped)]
+            if not relevant:
+                continue  # only the output or an editor's swap file changed
+            watched = folders()
+            latest = snapshot(watched, skip)
+            if [str(folder) for folder in watched if Path(folder).is_dir()] != listening:
+                notify.close()
+                notify, listening = _events(watched)
+            files = changed(current, latest)
+            current = latest
+            if files:
+                rebuild(files)
+    finally:
+        notify.close()

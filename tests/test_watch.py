@@ -92,6 +92,28 @@ def test_a_save_during_the_first_build_is_not_missed(tmp_path: Path):
     assert run_watch(tmp_path, save_while_building) == [[], [str(source)]]
 
 
+def test_the_files_are_not_scanned_over_and_over_while_nothing_changes(tmp_path: Path, monkeypatch):
+    """The operating system says when a file was saved (no polling): a big library costs nothing while idle, and
+    a save is noticed at once rather than at the next scan."""
+    import kitgen.watch
+
+    for number in range(20):
+        (tmp_path / f"{number}.yaml").write_text("x")
+    scans: list[float] = []
+    real_snapshot = kitgen.watch.snapshot
+    monkeypatch.setattr(kitgen.watch, "snapshot", lambda *args, **kwargs: scans.append(1) or real_snapshot(*args, **kwargs))
+    source = tmp_path / "0.yaml"
+
+    def edit_once_after_idling(files: list[str]) -> None:
+        if not files:
+            time.sleep(1.5)  # idle: polling every 0.2 s would scan the folder about 7 times
+            scans.clear()
+            source.write_text("edited")
+
+    assert run_watch(tmp_path, edit_once_after_idling) == [[], [str(source)]]
+    assert len(scans) <= 2, f"{len(scans)} scans for one save"
+
+
 def test_an_unknown_activity_ends_the_watch_at_once(tmp_path: Path):
     """No edit can fix a wrong command line, so --watch does not wait: exit 2, as without it."""
     from click.testing import CliRunner
