@@ -60,6 +60,14 @@ def _mapping(data: Any, path: Path) -> dict:
     return data
 
 
+def _library_catalogs(path: Path) -> tuple[Path, ...]:
+    """The library's `locale/` beside its `content/`, for an activity file in content/ or in a folder of it."""
+    from kitgen.locale import library_locale
+
+    return tuple(folder for base in (path.parent, path.parent.parent) for folder in library_locale(base)
+                 if folder.is_dir())
+
+
 def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
     """Read and validate one activity (in one language edition); every problem is reported at once."""
     from kitgen.load.placeholders import new_activity
@@ -86,7 +94,8 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
     if has_tables(data):
         data, source, tables = expand_tables(data, source, path.parent)
     try:
-        activity = Activity.model_validate(data)
+        activity = Activity.model_validate(data, context={"language": data.get("language", "en"),
+                                                          "catalogs": _library_catalogs(path)})
     except ValidationError as error:
         raise ContentError(validation_problems(error, Activity, source)) from None
     return LoadedActivity(activity, path, source, overlay_path, tuple(tables))

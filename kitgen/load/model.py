@@ -5,7 +5,7 @@ import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, PrivateAttr, StringConstraints,
-                      WithJsonSchema, field_validator, model_validator)
+                      ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
 from kitgen.plan.imposition import Duplex
@@ -208,11 +208,25 @@ class Generate(Strict):
     e.g. `id: "{{ rank }}{{ suit.symbol }}"`.
     """
 
-    product: dict[Name, Annotated[list[DataValue], Field(min_length=1, max_length=1000)]] = Field(min_length=1)
-    card: dict[Name, Any]
+    product: dict[Name, Annotated[list[DataValue], Field(min_length=1, max_length=1000)]] | None = Field(
+        default=None, min_length=1)
+    # or a standard playing-card deck whose words follow the edition's language (load/standard_deck.py)
+    standard: Literal[52, 32] | None = None
+    ranks: dict[Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
+                Name | dict[Name, Scalar]] = {}  # a standard deck's words, overridden: `J: B` or a mapping of data
+    suits: dict[Literal["spades", "hearts", "diamonds", "clubs"], Name | dict[Name, Scalar]] = {}
+    card: dict[Name, Any] = {}
 
     @model_validator(mode="after")
     def _size(self) -> "Generate":
+        if (self.product is None) == (self.standard is None):
+            raise PydanticCustomError("generate", "expected either product or standard, not both and not neither")
+        if self.product is None:
+            return self
+        if not self.card:
+            raise PydanticCustomError("generate", "expected a card (the pattern every card of the product follows)")
+        if self.ranks or self.suits:
+            raise PydanticCustomError("generate", "ranks and suits go with standard, not with product")
         size = 1
         for values in self.product.values():  # counted before any card is made
             size *= len(values)
@@ -238,11 +252,11 @@ class Deck(Strict):
     show_title: bool = True
 
     @model_validator(mode="after")
-    def _cards(self) -> "Deck":
+    def _cards(self, info: ValidationInfo) -> "Deck":
         if self.generate is not None:
             if self.cards:
                 raise PydanticCustomError("deck", "expected either cards or generate, not both")
-            object.__setattr__(self, "cards", generated_cards(self.generate))
+            object.__setattr__(self, "cards", generated_cards(self.generate, info.context))
         if not self.cards:
             raise PydanticCustomError("deck", "expected at least one card (cards or generate)")
         seen: set[str] = set()
@@ -553,19 +567,33 @@ class Activity(Strict):
         return self._cards.get(card_id)
 
 
-def generated_cards(generate: Generate) -> list[CardKind]:
-    """Every combination of the product's values as a card kind; id and name are filled in now."""
+def generated_cards(generate: Generate, context: dict | None = None) -> list[CardKind]:
+    """Every combination of the product's values as a card kind; id and name are filled in now.
+
+    A standard deck's words come from the catalogs of `context["language"]` (English without one).
+    """
     import itertools
 
     from pydantic import ValidationError
 
     from kitgen.load.placeholders import expand
 
-    fields = list(generate.product)
+    card = generate.card
+    if generate.standard is not None:
+        from kitgen.load.standard_deck import DEFAULT_CARD, catalog, standard_data
+
+        context = context or {}
+        words = catalog(context.get("language", "en"), tuple(context.get("catalogs", ())))
+        combinations = standard_data(generate.standard, generate.ranks, generate.suits, words)
+        card = {**DEFAULT_CARD, **card}
+    else:
+        assert generate.product is not None
+        fields = list(generate.product)
+        combinations = [dict(zip(fields, values)) for values in itertools.product(*generate.product.values())]
     cards = []
-    for values in itertools.product(*(generate.product[f] for f in fields)):
-        data = {**generate.card.get("data", {}), **dict(zip(fields, values))}
-        spec = {**generate.card, "data": data}
+    for combination in combinations:
+        data = {**card.get("data", {}), **combination}
+        spec = {**card, "data": data}
         try:
             for key in ("id", "name"):
                 if isinstance(spec.get(key), str):
