@@ -133,10 +133,11 @@ def print_options(command):
                      callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.print_shop", value),
                      help="One card per page with bleed (3 mm unless --bleed), each face followed by its back, "
                           "trim box set: the file print-on-demand services ask for."),
-        click.option("--cutter", type=click.Choice(["silhouette"]), expose_value=False,
+        click.option("--cutter", type=click.Choice(["silhouette", "cricut"]), expose_value=False,
                      callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.cutter", value),
-                     help="Print-then-cut: Silhouette registration marks on the card sheets and an SVG cut file "
-                          "of the card outlines beside each card file."),
+                     help="Print-then-cut: silhouette, registration marks on the card sheets and an SVG cut file "
+                          "of the card outlines beside each card file; cricut, the card faces as PNG pictures of "
+                          "at most 6.75 × 9.25 in (300 dpi), each with an SVG of its card outlines."),
         click.option("--corners", "corner_mm", type=click.FloatRange(0, 10), metavar="MM", expose_value=False,
                      callback=lambda ctx, _param, value: ctx.meta.__setitem__("kitgen.corner_mm", value),
                      help="Round the cards' corners by this radius (cut lines and cut files follow)."),
@@ -196,6 +197,7 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Parallel builds for --all (default: CPU cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the summary.")
+@click.option("--verbose", "-v", is_flag=True, help="Say more: every file written, every quality note.")
 @click.option("--watch", is_flag=True, help="Stay running and rebuild whenever a content file or template changes.")
 @click.option("--png", "png_dpi", type=click.IntRange(36, 1200), metavar="DPI",
               help="Also a PNG of every card face, back and slip at DPI (e.g. 300), in the kit's png/ folder.")
@@ -207,7 +209,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
           class_size: int | None, kits: int, force: bool, jobs: int | None, quiet: bool, watch: bool,
           png_dpi: int | None, duplex, fold,
           bleed_mm, cut_lines, back_offset, printer, ink, large_print, content_dir: Path | None, out_dir: Path,
-          debug: bool) -> None:
+          debug: bool, verbose: bool = False) -> None:
     """Build the kit of each ACTIVITY_ID (every language edition), or of the whole library with --all.
 
     \b
@@ -230,6 +232,7 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
             raise UsageError("name one or more activities, or use --all (see kitgen list)")
         if language is not None and not re.fullmatch(r"[a-z]{2}", language):
             raise UsageError(f"--lang takes a two-letter language code such as en or ro, got {language!r}")
+        level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
         _known_ids(library, activity_ids)
         options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
@@ -238,9 +241,9 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
                                                 large_print)).placed()  # not the default: out/variants/<name>/
 
         def build_once() -> int:
-            code = _build_all(library, options, jobs, quiet) if build_all else 0
+            code = _build_all(library, options, jobs, level) if build_all else 0
             if not build_all:
-                _build_some(library, options, activity_ids, language, quiet)
+                _build_some(library, options, activity_ids, language, level)
             _kits_page(out_dir, quiet)
             return code
 
@@ -323,8 +326,17 @@ def _stopping_like_ctrl_c():
             signal.signal(getattr(signal, name), handler)
 
 
-def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
+def _verbosity(quiet: bool, verbose: bool) -> int:
+    """-1 with --quiet, 1 with --verbose, else 0."""
+    if quiet and verbose:
+        raise UsageError("give -q/--quiet or -v/--verbose, not both")
+    return -1 if quiet else 1 if verbose else 0
+
+
+def _build_some(library, options, activity_ids, language, level: int) -> None:
     from kitgen.build import build as build_kit, build_all_editions
+
+    quiet = level < 0
 
     for activity_id in activity_ids:
         results = ([build_kit(activity_id, options, library, language)] if language
@@ -339,25 +351,29 @@ def _build_some(library, options, activity_ids, language, quiet: bool) -> None:
                 if result.pictures:
                     click.echo(f"wrote {len(result.pictures)} card pictures in {result.pictures[0].parent}/  "
                                f"({options.png_dpi} dpi)")
-            _quality_report([result], quiet)
+                    if level > 0:
+                        for picture in result.pictures:
+                            click.echo(f"wrote {picture}")
+            _quality_report([result], level)
 
 
-def _quality_report(results, quiet: bool) -> None:
+def _quality_report(results, level: int) -> None:
     """Shrunk text and grayscale problems (missing glyphs are errors and never get this far): a summary line with
     the count, each kit's full list in its folder's quality.txt, and the notes themselves when there are few
     (none with --quiet)."""
     from kitgen.render.quality import SHOWN, report
 
-    for line in report(results, show=0 if quiet else SHOWN):
+    for line in report(results, show=0 if level < 0 else SHOWN if level == 0 else sys.maxsize):
         click.echo(line)
 
 
-def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
+def _build_all(library, options, jobs: int | None, level: int) -> int:
     """Build the library; 2 when some activities' content is invalid, 1 when some kits failed otherwise (the
     others were built), else 0."""
     from kitgen.batch import build_library, summary_table
     from kitgen.index import write_index
 
+    quiet = level < 0
     ids = list(library.activity_files())
     show_bar = sys.stderr.isatty() and not quiet
     with click.progressbar(length=len(ids), label="building", file=sys.stderr) if show_bar else _NoBar() as bar:
@@ -376,8 +392,12 @@ def _build_all(library, options, jobs: int | None, quiet: bool) -> int:
         click.echo(_describe(error) if isinstance(error, KitgenError) else f"error: {describe_os_error(error)}",
                    err=True)
         index = None
+    if level > 0:  # every file written, as a single-kit build lists them
+        for result in (result for report in reports for result in report.results if not result.skipped):
+            for file in result.files:
+                click.echo(f"wrote {file.path}  ({file.pages} page{'s' if file.pages != 1 else ''})")
     click.echo(summary_table(reports))
-    _quality_report([result for report in reports for result in report.results], quiet)
+    _quality_report([result for report in reports for result in report.results], level)
     if index:
         click.echo(f"library index: {index[0]} and {index[1]}")
     if index is None:
@@ -402,10 +422,11 @@ class _NoBar:
 @click.option("--lang", "language", metavar="LANG", shell_complete=_complete_languages,
               help="Check only this language edition (default: all).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the problems.")
+@click.option("--verbose", "-v", is_flag=True, help="Say more: the file, editions and cards checked.")
 @content_option
 @debug_option
 def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, content_dir: Path | None,
-          debug: bool, quiet: bool = False) -> None:
+          debug: bool, quiet: bool = False, verbose: bool = False) -> None:
     """Validate an activity (every edition) and run its content checks, without rendering.
 
     \b
@@ -420,6 +441,7 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
 
         if bool(activity_ids) == check_all:
             raise UsageError("name one or more activities, or use --all")
+        level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
         ids = list(library.activity_files()) if check_all else list(activity_ids)
         _known_ids(library, ids)
@@ -427,7 +449,9 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
         for one in ids:
             try:
                 check_activity(one, library, language)
-                if not quiet:
+                if level > 0:
+                    click.echo(f"{one}: ok ({_checked(library.find(one), language)})")
+                elif level == 0:
                     click.echo(f"{one}: ok")
             except ContentError as error:
                 click.echo(str(error), err=True)
@@ -438,13 +462,27 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
     _guarded(run, debug)
 
 
+def _checked(path: Path, language: str | None) -> str:
+    """What `check -v` says was checked: the file, its editions and its cards."""
+    from kitgen.load import load_activity
+    from kitgen.load.editions import editions
+
+    languages = [language] if language else list(editions(path))
+    activity = load_activity(path).activity
+    cards = sum(card.count for deck in activity.decks for card in deck.cards)
+    return (f"{path}; edition{'s' if len(languages) != 1 else ''} {', '.join(languages)}; "
+            f"{cards} card{'s' if cards != 1 else ''} in {len(activity.decks)} deck{'s' if len(activity.decks) != 1 else ''}")
+
+
 @main.command(name="list")
 @click.argument("activity_ids", nargs=-1, shell_complete=_complete_ids)
 @click.option("--all", "list_all", is_flag=True, help="Every activity (the default when no id is given).")
+@click.option("--quiet", "-q", is_flag=True, help="Only the ids, one a line.")
+@click.option("--verbose", "-v", is_flag=True, help="Also the file each activity is read from.")
 @content_option
 @debug_option
 def list_activities(content_dir: Path | None, debug: bool, activity_ids: tuple[str, ...] = (),
-                    list_all: bool = False) -> None:
+                    list_all: bool = False, quiet: bool = False, verbose: bool = False) -> None:
     """A table of the library: id, title, players, time and language editions.
 
     \b
@@ -461,10 +499,16 @@ def list_activities(content_dir: Path | None, debug: bool, activity_ids: tuple[s
         if activity_ids and list_all:
             raise UsageError("name activities, or use --all, not both")
         _known_ids(library, activity_ids)
+        level = _verbosity(quiet, verbose)
         rows = [("id", "title", "players", "minutes", "editions")]
+        sources = ["file"]
         for activity_id, path in library.activity_files().items():
             if activity_ids and activity_id not in activity_ids:
                 continue
+            if level < 0:
+                click.echo(activity_id)
+                continue
+            sources.append(str(path))
             try:
                 refuse_outside(library, path)
                 activity = load_activity(path).activity
@@ -474,8 +518,12 @@ def list_activities(content_dir: Path | None, debug: bool, activity_ids: tuple[s
                 rows.append((activity_id, "(invalid: kitgen check shows why)", "", "", ""))
             except UsageError:
                 rows.append((activity_id, "(refused: kitgen check shows why)", "", "", ""))
+        if level < 0:
+            return
         rows = [tuple(_cell(cell) for cell in row) for row in rows]
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        if level > 0:  # the path is the last column, never cut
+            rows = [(*row, source) for row, source in zip(rows, sources)]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for row in rows:
             click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
 
@@ -558,7 +606,10 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
 
 
 @main.command()
-@click.argument("activity_id")
+@click.argument("activity_ids", nargs=-1, shell_complete=_complete_ids)
+@click.option("--all", "preview_all", is_flag=True, help="Preview every activity in the library.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
+@click.option("--verbose", "-v", is_flag=True, help="Say more: every picture written.")
 @click.option("--paper", type=click.Choice(list(PAPER_SIZES), case_sensitive=False), default="a4", show_default=True)
 @click.option("--dpi", type=click.IntRange(20, 300), default=50, show_default=True, help="Resolution of the PNGs.")
 @click.option("--card-size", metavar="SIZE", help="As for build: poker, bridge, mini, tarot or WxH such as 63x88mm.")
@@ -569,9 +620,10 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
 @out_option
 @debug_option
 @click.option("--lang", "language", metavar="LANG", help="Preview only this language edition (default: all).")
-def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
-            large_print, content_dir: Path | None, out_dir: Path, debug: bool, language: str | None = None,
-            card_size: str | None = None, class_size: int | None = None, kits: int = 1) -> None:
+def preview(activity_ids: tuple[str, ...], paper: str, dpi: int, duplex, fold, bleed_mm, cut_lines, back_offset,
+            printer, ink, large_print, content_dir: Path | None, out_dir: Path, debug: bool,
+            language: str | None = None, card_size: str | None = None, class_size: int | None = None, kits: int = 1,
+            preview_all: bool = False, quiet: bool = False, verbose: bool = False) -> None:
     """Write a PNG of every page next to the PDFs of the kit built with these options (built first if needed).
 
     Takes build's options, and previews the kit that build wrote with them: the default kit, or a variant's.
@@ -579,6 +631,8 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
     \b
     Example:
       kitgen preview growing-discard --dpi 72
+      kitgen preview growing-discard trash -v
+      kitgen preview --all --paper letter
     """
     def run() -> None:
         from kitgen.build import BuildOptions, build_all_editions
@@ -591,13 +645,25 @@ def preview(activity_id: str, paper: str, dpi: int, duplex, fold, bleed_mm, cut_
                                                 large_print)).placed()
         from kitgen.build import build as build_kit
 
+        if bool(activity_ids) == preview_all:
+            raise UsageError("name one or more activities, or use --all (see kitgen list)")
+        level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
-        results = ([build_kit(activity_id, options, library, language)] if language
-                   else build_all_editions(activity_id, options, library))
-        for result in results:
-            click.echo(f"previewing {result.folder} ({'as built' if result.skipped else 'built now'})")
-            for png in write_previews(result, dpi):
-                click.echo(f"wrote {png}")
+        ids = list(library.activity_files()) if preview_all else list(activity_ids)
+        _known_ids(library, ids)
+        for activity_id in ids:
+            results = ([build_kit(activity_id, options, library, language)] if language
+                       else build_all_editions(activity_id, options, library))
+            for result in results:
+                if level >= 0:
+                    click.echo(f"previewing {result.folder} ({'as built' if result.skipped else 'built now'})")
+                pictures = write_previews(result, dpi)
+                if level > 0:
+                    for png in pictures:
+                        click.echo(f"wrote {png}")
+                elif level == 0:
+                    click.echo(f"wrote {len(pictures)} picture{'s' if len(pictures) != 1 else ''} in "
+                               f"{result.folder / 'preview'}")
 
     _guarded(run, debug)
 

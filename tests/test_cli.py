@@ -342,3 +342,83 @@ def test_completion_offers_activity_ids_editions_and_printer_names(tmp_path):
     assert complete("check tr") == ["trash"]
     assert complete("build trash --lang ") == ["en", "ro"]
     assert complete("build growing-discard --printer ro") == ["room12"]
+
+
+# --------------------------------------------------------------------------- several ids, --all, -q and -v everywhere
+
+
+def two_kit_library(tmp_path: Path) -> Path:
+    """growing-discard and a copy of it named second-deck: two valid kits."""
+    content = small_library(tmp_path, broken=False)
+    text = (content / f"{ACTIVITY}.yaml").read_text(encoding="utf-8")
+    (content / "second-deck.yaml").write_text(text.replace(f"id: {ACTIVITY}", "id: second-deck", 1), encoding="utf-8")
+    return content
+
+
+def test_preview_takes_several_ids_and_all_with_quiet_and_verbose(runner, tmp_path):
+    content = two_kit_library(tmp_path)
+    out = tmp_path / "out"
+    common = ["--dpi", "20", "--content", str(content), "--out", str(out)]
+    assert_clean_exit(runner.invoke(main, ["preview", *common]), 2)  # neither ids nor --all
+    assert_clean_exit(runner.invoke(main, ["preview", ACTIVITY, "--all", *common]), 2)
+    both = runner.invoke(main, ["preview", ACTIVITY, "second-deck", *common])
+    assert_clean_exit(both, 0)
+    for activity_id in (ACTIVITY, "second-deck"):
+        pictures = sorted((out / activity_id / "preview").glob("*.png"))
+        assert pictures, activity_id
+        assert f"previewing {out / activity_id} (built now)" in both.output
+        assert f"wrote {len(pictures)} pictures in {out / activity_id / 'preview'}" in both.output
+    assert not any(line.endswith(".png") for line in both.output.splitlines()), "one line per kit, not per page"
+    verbose = runner.invoke(main, ["preview", "--all", "-v", *common])
+    assert_clean_exit(verbose, 0)
+    listed = {Path(line.removeprefix("wrote ")) for line in verbose.output.splitlines() if line.endswith(".png")}
+    assert listed == set(out.rglob("*.png"))
+    quiet = runner.invoke(main, ["preview", "--all", "-q", *common])
+    assert_clean_exit(quiet, 0)
+    assert quiet.output == ""
+
+
+def test_verbose_build_all_lists_every_file_written_and_check_and_list_say_more(runner, tmp_path):
+    content = two_kit_library(tmp_path)
+    out = tmp_path / "out"
+    common = ["--content", str(content), "--out", str(out)]
+    verbose = runner.invoke(main, ["build", "--all", "-v", *common])
+    assert_clean_exit(verbose, 0)
+    wrote = {Path(m["path"]) for m in map(WROTE.match, verbose.output.splitlines()) if m}
+    assert wrote == set(out.glob("*/*.pdf")) and len(wrote) == 8
+    plain = runner.invoke(main, ["build", "--all", "--force", *common])
+    assert not any(map(WROTE.match, plain.output.splitlines()))
+    assert_clean_exit(runner.invoke(main, ["build", ACTIVITY, "-q", "-v", *common]), 2)  # one or the other
+
+    check = runner.invoke(main, ["check", "--all", "-v", *common[:2]])
+    assert_clean_exit(check, 0)
+    assert f"{ACTIVITY}: ok ({content / (ACTIVITY + '.yaml')}; edition en; 40 cards in 3 decks)" in check.output
+
+    table = runner.invoke(main, ["list", "-v", *common[:2]]).output.splitlines()
+    assert table[0].split() == ["id", "title", "players", "minutes", "editions", "file"]
+    assert table[1].endswith(str(content / f"{ACTIVITY}.yaml"))
+    assert runner.invoke(main, ["list", "-q", *common[:2]]).output.split() == [ACTIVITY, "second-deck"]
+
+
+def test_verbose_shows_every_quality_note_where_the_default_shows_a_count(tmp_path):
+    from types import SimpleNamespace
+
+    from kitgen.cli import _quality_report
+
+    notes = [f"card {n}: caption shrunk to 7 pt" for n in range(30)]
+    kit = SimpleNamespace(folder=tmp_path / "kit", quality=notes)
+    (tmp_path / "kit").mkdir()
+    runner = CliRunner()
+
+    def shown(verbosity: int) -> list[str]:
+        import click
+
+        @click.command()
+        def command() -> None:
+            _quality_report([kit], verbosity)
+
+        return runner.invoke(command).output.splitlines()
+
+    assert len(shown(0)) == 1 and "30 notes" in shown(0)[0]
+    assert [line for line in shown(1) if line.startswith("  - ")] == [f"  - kit: {note}" for note in notes]
+    assert len(shown(-1)) == 1
