@@ -135,8 +135,9 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     template_dirs = library.template_dirs(loaded.folder)
     env = environment(tuple(template_dirs), activity.language, catalogs)
     with collecting() as quality:
-        files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
-                            resolved.style).render()
+        renderer = KitRenderer if options.cutter != "cricut" else _cricut_guide()
+        files = renderer(checked, plan, env, stem, translations(activity.language, catalogs),
+                         resolved.style).render()
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
         quality.append(_untranslated_note(activity.language, untranslated))
@@ -169,9 +170,44 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     result = kit.result()
     if options.png_dpi:
         result.pictures = write_pictures(kit.folder / "png", card_pictures_of(kit.files, options.png_dpi))
-    if options.cutter:  # print-then-cut: the cut file of each card file, beside it
+    if options.cutter == "silhouette":  # print-then-cut: the cut file of each card file, beside it
         result.pictures += write_cut_files(kit.folder, kit.files, options.resolve(loaded.activity))
+    elif options.cutter == "cricut":  # the faces as Print Then Cut pictures, each with its cut SVG, beside them
+        result.pictures += write_cricut_files(kit.folder, kit.files, options.resolve(loaded.activity))
     return result
+
+
+def _cricut_guide():
+    from kitgen.render.kit import KitRenderer
+
+    class CricutGuide(KitRenderer):
+        """The print guide also tells how to use the Cricut pictures and cut files."""
+
+        def printing(self) -> dict:
+            return {**super().printing(), "cricut": True}
+
+    return CricutGuide
+
+
+def write_cricut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:
+    """`<cards file>-cricut-NN.png` and `.svg`: the faces of each card file on Print Then Cut pictures, with
+    their outlines (an earlier build's pictures of that file are removed)."""
+    from kitgen.render.cricut import cricut_files
+    from kitgen.write import write_atomic
+
+    written = []
+    for file in files:
+        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS):
+            stem = Path(file.name).stem
+            made = cricut_files(file.document, resolved.card.width, resolved.card.height, resolved.sheet.bleed,
+                                resolved.sheet.corner, stem)
+            for old in folder.glob(f"{stem}-cricut-*"):
+                if old.name not in made and old.is_file() and not old.is_symlink():
+                    old.unlink()
+            for name, data in sorted(made.items()):
+                write_atomic(folder / name, data)
+                written.append(folder / name)
+    return written
 
 
 def write_cut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:

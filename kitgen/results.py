@@ -63,7 +63,8 @@ class BuildOptions:
     bleed_mm: float | None = None
     margin_mm: float | None = None  # nothing printed closer to the paper's edge (None: 5 mm)
     print_shop: bool = False  # one card per page with bleed (3 mm unless asked), faces each followed by its back
-    cutter: str | None = None  # "silhouette": print-then-cut registration marks and an SVG cut file per card file
+    cutter: str | None = None  # "silhouette": print-then-cut registration marks and an SVG cut file per card file;
+    # "cricut": PNG pictures of the faces within Design Space's print-then-cut size, each with an SVG of its outlines
     corner_mm: float = 0.0  # rounded card corners (cut lines and cut files follow them)
     cut_lines: str | None = None  # marks, lines or both
     back_offset_mm: tuple[float, float] = (0.0, 0.0)
@@ -113,12 +114,12 @@ class BuildOptions:
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
         if self.print_shop:  # no gutter fold, no printer's shift: the shop prints every page as it is
             fold, offset = False, (0.0, 0.0)
-        if self.cutter not in (None, "silhouette"):
-            raise UsageError(f"cutter must be silhouette, got {self.cutter!r}")
+        if self.cutter not in (None, "silhouette", "cricut"):
+            raise UsageError(f"cutter must be silhouette or cricut, got {self.cutter!r}")
         if not 0 <= self.corner_mm <= 10:
             raise UsageError(f"corner radius must be between 0 and 10 mm, got {self.corner_mm:g}")
         sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,  # type: ignore[arg-type]
-                      self.cutter is not None, mm(self.corner_mm))
+                      self.cutter == "silhouette", mm(self.corner_mm))  # cricut: Design Space prints its own marks
         return ResolvedOptions(paper, card, sheet,
                                Style(cut_lines, offset, self.ink, self.large_print, font), kits)  # type: ignore[arg-type]
 

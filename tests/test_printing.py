@@ -1128,3 +1128,122 @@ def test_cut_file_outlines_land_on_the_printed_cut_lines_when_placed_at_the_regi
     # the registration marks print on face pages only
     assert not [r for r in drawn(pdf, 1).rects if r["fill"] and near(r["x1"] - r["x0"], mm(5))
                 and near(r["y1"] - r["y0"], mm(5))]
+
+
+# --------------------------------------------------------------------------- Cricut print then cut
+
+import xml.etree.ElementTree as ET  # noqa: E402
+
+VARIANTS["cricut"] = {"cutter": "cricut", "png_dpi": 300}
+CRICUT_PX = (2025, 2775)  # Design Space's Print Then Cut limit, 6.75 × 9.25 in, at 300 dpi
+
+
+def _cricut_pairs(result) -> list[tuple[Path, Path]]:
+    pngs = sorted(p for p in result.pictures if p.suffix == ".png" and "-cricut-" in p.name)
+    return [(png, png.with_suffix(".svg")) for png in pngs]
+
+
+def _svg_cuts_px(svg: Path) -> tuple[list[tuple[float, float, float, float]], ET.Element]:
+    """The SVG's rectangles in pixels of a 300 dpi picture (x0, y0, x1, y1, y down), from its width in inches."""
+    root = ET.parse(svg).getroot()
+    view = [float(v) for v in root.get("viewBox").split()]
+    px_per_unit = float(root.get("width").removesuffix("in")) * 300 / view[2]
+    rects = [[float(r.get(k)) * px_per_unit for k in ("x", "y", "width", "height")]
+             for r in root.iter("{http://www.w3.org/2000/svg}rect")]
+    return [(x, y, x + w, y + h) for x, y, w, h in rects], root
+
+
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    runs, start = [], None
+    for i, flag in enumerate(flags + [False]):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+def _card_frames(png: Path) -> list[tuple[int, int, int, int]]:
+    """Each card's frame in the picture: the opaque rectangles on the transparent background (x0, y0, x1, y1)."""
+    from PIL import Image
+
+    alpha = Image.open(png).getchannel("A").point(lambda a: 255 if a > 127 else 0)
+    width, height = alpha.size
+    columns = _runs([alpha.crop((x, 0, x + 1, height)).getbbox() is not None for x in range(width)])
+    rows = _runs([alpha.crop((0, y, width, y + 1)).getbbox() is not None for y in range(height)])
+    return [(x0, y0, x1, y1) for y0, y1 in rows for x0, x1 in columns
+            if alpha.getpixel(((x0 + x1) // 2, (y0 + y1) // 2)) and alpha.getpixel((x0 + 2, y0 + 2))]
+
+
+def test_cricut_pictures_are_the_print_then_cut_area_at_300_dpi_each_with_an_svg_of_its_size(kit):
+    from PIL import Image
+
+    result = kit("cricut")
+    pairs = _cricut_pairs(result)
+    assert len(pairs) >= 2
+    for png, svg in pairs:
+        with Image.open(png) as image:
+            assert image.size == CRICUT_PX
+            assert image.info["dpi"] == pytest.approx((300, 300), abs=0.01)
+            assert image.mode == "RGBA" and image.getpixel((0, 0))[3] == 0, "transparent outside the cards"
+        assert svg.is_file() and svg.parent == file_of(result, "cards").parent
+        root = ET.parse(svg).getroot()
+        assert (root.get("width"), root.get("height")) in {("6.7500in", "9.2500in")}
+        view = [float(v) for v in root.get("viewBox").split()]
+        assert view[0] == view[1] == 0 and view[2] / view[3] == pytest.approx(6.75 / 9.25)
+    # the Silhouette marks are not printed for a Cricut: the PDF's face pages have no 5 mm square
+    assert not [r for r in drawn(file_of(result, "cards"), 0).rects
+                if r["fill"] and near(r["x1"] - r["x0"], mm(5)) and near(r["y1"] - r["y0"], mm(5))]
+    assert "Design Space" in text_of(file_of(result, "print-guide"))
+
+
+def test_cricut_svg_outlines_coincide_with_the_cards_in_the_pictures_to_one_pixel(kit):
+    from PIL import Image
+
+    for png, svg in _cricut_pairs(kit("cricut")):
+        frames = _card_frames(png)
+        cuts, _ = _svg_cuts_px(svg)
+        assert len(frames) == len(cuts) >= 1
+        for frame in frames:
+            match = [c for c in cuts if all(abs(a - b) <= 1 for a, b in zip(frame, c))]
+            assert len(match) == 1, f"{png.name}: no SVG outline on the card at {frame} px"
+            x0, y0, x1, y1 = frame  # a poker card, 2.5 × 3.5 in at 300 dpi, with its art (dark ink) inside
+            assert (abs(x1 - x0 - 750) <= 1, abs(y1 - y0 - 1050) <= 1) == (True, True)
+            with Image.open(png) as image:
+                assert image.convert("L").crop(frame).getextrema()[0] < 64
+
+
+def test_cricut_pictures_hold_every_card_of_the_deck_once(kit, activity_yaml, total_cards):
+    """Each card drawn on the pictures is matched, by its pixels, to the PNG of its face design; each design
+    appears as often as the YAML counts it (designs that look the same are counted together)."""
+    from PIL import Image, ImageChops, ImageStat
+
+    result = kit("cricut")
+
+    def small(image) -> Image.Image:
+        return image.convert("RGBA").convert("L").resize((50, 70), Image.Resampling.BOX)
+
+    def distance(a, b) -> float:
+        return ImageStat.Stat(ImageChops.difference(a, b)).mean[0]
+
+    counts = {(deck["id"], card["id"]): card["count"] for deck in activity_yaml["decks"] for card in deck["cards"]}
+    designs: list[tuple[Image.Image, int]] = []  # (picture, expected count) of each distinct-looking face
+    for (deck, card), count in counts.items():
+        [path] = [p for p in result.pictures if p.parent.name == "png" and p.name == f"{deck}-{card}.png"]
+        picture = small(Image.open(path))
+        same = [i for i, (other, _) in enumerate(designs) if distance(picture, other) < 1]
+        if same:
+            designs[same[0]] = (designs[same[0]][0], designs[same[0]][1] + count)
+        else:
+            designs.append((picture, count))
+    seen = [0] * len(designs)
+    for png, _ in _cricut_pairs(result):
+        with Image.open(png) as image:
+            for frame in _card_frames(png):
+                cell = small(image.crop(frame))
+                ranked = sorted((distance(cell, d), i) for i, (d, _) in enumerate(designs))
+                assert ranked[0][0] < 3 and (len(ranked) == 1 or ranked[1][0] > 2 * ranked[0][0] + 1)
+                seen[ranked[0][1]] += 1
+    assert seen == [count for _, count in designs]
+    assert sum(seen) == total_cards
