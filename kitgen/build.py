@@ -11,7 +11,8 @@ from kitgen.load import LoadedActivity, load_activity
 from kitgen.load.editions import editions, own_language
 from kitgen.load.problems import dotted
 from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
-from kitgen.results import BuildOptions, BuildResult, OutputFile, Role, kit_folder_name, kits_for_class
+from kitgen.results import (BuildOptions, BuildResult, OutputFile, ResolvedOptions, Role, kit_folder_name,
+                            kits_for_class)
 
 
 def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
@@ -90,6 +91,7 @@ class RenderedKit:
     folder: Path
     files: list[OutputFile]
     record: dict
+    resolved: ResolvedOptions  # the options it was rendered with
 
     def result(self) -> BuildResult:
         files = [replace(f, path=self.folder / f.name) for f in self.files]
@@ -135,9 +137,8 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     template_dirs = library.template_dirs(loaded.folder)
     env = environment(tuple(template_dirs), activity.language, catalogs)
     with collecting() as quality:
-        renderer = KitRenderer if options.cutter != "cricut" else _cricut_guide()
-        files = renderer(checked, plan, env, stem, translations(activity.language, catalogs),
-                         resolved.style).render()
+        files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
+                            resolved.style).render()
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
         quality.append(_untranslated_note(activity.language, untranslated))
@@ -157,7 +158,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
                           options.recorded(), catalogs)
     record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
               "summary": summary}
-    return RenderedKit(options.out_dir / stem, files, record)
+    return RenderedKit(options.out_dir / stem, files, record, resolved)
 
 
 def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
@@ -171,22 +172,10 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     if options.png_dpi:
         result.pictures = write_pictures(kit.folder / "png", card_pictures_of(kit.files, options.png_dpi))
     if options.cutter == "silhouette":  # print-then-cut: the cut file of each card file, beside it
-        result.pictures += write_cut_files(kit.folder, kit.files, options.resolve(loaded.activity))
+        result.pictures += write_cut_files(kit.folder, kit.files, kit.resolved)
     elif options.cutter == "cricut":  # the faces as Print Then Cut pictures, each with its cut SVG, beside them
-        result.pictures += write_cricut_files(kit.folder, kit.files, options.resolve(loaded.activity))
+        result.pictures += write_cricut_files(kit.folder, kit.files, kit.resolved)
     return result
-
-
-def _cricut_guide():
-    from kitgen.render.kit import KitRenderer
-
-    class CricutGuide(KitRenderer):
-        """The print guide also tells how to use the Cricut pictures and cut files."""
-
-        def printing(self) -> dict:
-            return {**super().printing(), "cricut": True}
-
-    return CricutGuide
 
 
 def write_cricut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:

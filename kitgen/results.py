@@ -121,7 +121,8 @@ class BuildOptions:
         sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,  # type: ignore[arg-type]
                       self.cutter == "silhouette", mm(self.corner_mm))  # cricut: Design Space prints its own marks
         return ResolvedOptions(paper, card, sheet,
-                               Style(cut_lines, offset, self.ink, self.large_print, font), kits)  # type: ignore[arg-type]
+                               Style(cut_lines, offset, self.ink, self.large_print, font,  # type: ignore[arg-type]
+                                     self.cutter == "cricut"), kits)
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits

@@ -243,7 +243,7 @@ class KitRenderer:
         return {"duplex": sheet.duplex, "fold": sheet.fold, "bleed": f"{to_mm(sheet.bleed):g}" if sheet.bleed else "",
                 "margin": f"{to_mm(sheet.margin):g}", "guides": self.plan.grid.guides,
                 "side": self.plan.grid.side is not None, "per_paper": self.plan.per_paper,
-                "print_shop": sheet.print_shop, "cutter": sheet.cutter,
+                "print_shop": sheet.print_shop, "cutter": sheet.cutter, "cricut": style.cricut,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 

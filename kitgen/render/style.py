@@ -16,6 +16,7 @@ class Style:
     ink: Ink = "normal"  # light: outlines and patterns only, no filled areas
     large_print: bool = False  # sheets at ≥ 14 pt with taller rows; card text as large as fits
     font: Font = "standard"  # the font family of every text of every file
+    cricut: bool = False  # the faces also go on Print Then Cut pictures (the print guide says how to use them)
 
     @property
     def light(self) -> bool:
