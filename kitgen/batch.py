@@ -147,8 +147,11 @@ def _end_with_parent(parent: int) -> None:
 
 
 def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
-                  on_done: Callable[[ActivityReport], None] | None = None) -> list[ActivityReport]:
+                  on_done: Callable[[ActivityReport], None] | None = None,
+                  on_start: Callable[[str, str | None], None] | None = None) -> list[ActivityReport]:
     """Build every activity, `jobs` editions at a time (default: one per CPU core); reports in library order.
+    `on_start(activity_id, language)` is called as an edition's build begins (in the pool: as a worker is free
+    for it, the pool taking them in order), `on_done(report)` as an activity is finished.
 
     Up-to-date activities are recognised here from their manifests, without loading the renderer.
     """
@@ -192,8 +195,13 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(units)))
     if units:
         _warm_up(library, {unit.language for unit in units if unit.language})
+    def starting(unit: Edition) -> None:
+        if on_start:
+            on_start(unit.activity_id, unit.language)
+
     if jobs == 1:
         for unit in units:
+            starting(unit)
             finished(unit, build_one(unit.activity_id, options, library.content, unit.language))
     else:
         import gc
@@ -208,11 +216,65 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
                                      initargs=(os.getpid(),)) as pool:
                 futures = {pool.submit(build_one, unit.activity_id, options, library.content, unit.language): unit
                            for unit in units}
+                for unit in units[:jobs]:
+                    starting(unit)
+                begun = min(jobs, len(units))
                 for future in as_completed(futures):
+                    if begun < len(units):  # a worker is free: the pool gives it the next edition in order
+                        starting(units[begun])
+                        begun += 1
                     finished(futures[future], future.result())
         finally:
             gc.unfreeze()
     return [reports[activity_id] for activity_id in files]
+
+
+def _cards_in(data) -> int:
+    """Cards an activity's YAML asks for (listed with their counts, or generated from a product), without the model."""
+    total = 0
+    decks = data.get("decks") if isinstance(data, dict) else None
+    for deck in decks if isinstance(decks, list) else []:
+        if not isinstance(deck, dict):
+            continue
+        for card in deck.get("cards") or []:
+            count = card.get("count", 1) if isinstance(card, dict) else 1
+            total += count if isinstance(count, int) and count > 0 else 1
+        product = (deck.get("generate") or {}).get("product") if isinstance(deck.get("generate"), dict) else None
+        if isinstance(product, dict):
+            size = 1
+            for values in product.values():
+                size *= len(values) if isinstance(values, (list, dict)) else 1
+            total += size
+    return total
+
+
+def kit_sizes(library: Library, options: BuildOptions) -> dict[str, int]:
+    """How much work each activity's build is, in pages, for the progress bar's estimate: the pages of its last
+    build (its editions' manifests in `options.out_dir`), else the pages its cards need (faces and backs, nine to a
+    sheet) and a few for its sheets, rules and host key. Never less than 1; never fails."""
+    from kitgen.inputs import read_manifest
+    from kitgen.load.editions import editions
+    from kitgen.load.yaml_source import read_yaml
+    from kitgen.results import kit_folder_name
+
+    sizes: dict[str, int] = {}
+    for activity_id, path in library.activity_files().items():
+        try:
+            languages = list(editions(path))
+        except Exception:
+            languages = []
+        pages = 0
+        for language in languages:
+            manifest = read_manifest(Path(options.out_dir) / kit_folder_name(activity_id, language, len(languages) > 1))
+            pages += sum(entry.get("pages", 0) for entry in manifest["files"].values()) if manifest else 0
+        if not pages:
+            try:
+                cards = _cards_in(read_yaml(path)[0])
+            except Exception:
+                cards = 0
+            pages = (-(-cards // 9) * 2 + 4) * max(1, len(languages))
+        sizes[activity_id] = max(1, pages)
+    return sizes
 
 
 def summary_table(reports: list[ActivityReport]) -> str:

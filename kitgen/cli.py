@@ -373,16 +373,31 @@ def _build_all(library, options, jobs: int | None, level: int) -> int:
     from kitgen.batch import build_library, summary_table
     from kitgen.index import write_index
 
+    from kitgen.batch import kit_sizes
+
     quiet = level < 0
-    ids = list(library.activity_files())
-    show_bar = sys.stderr.isatty() and not quiet
-    with click.progressbar(length=len(ids), label="building", file=sys.stderr) if show_bar else _NoBar() as bar:
+    show_bar = _progress_shown(quiet)
+    sizes = kit_sizes(library, options) if show_bar else {}  # pages: the estimate follows the kits' sizes
+    building: list[str] = []  # the editions being built now, named in the bar
+    begun: set[str] = set()
+    with click.progressbar(length=sum(sizes.values()), label="kits", file=sys.stderr,
+                           item_show_func=lambda item: f"building {item}" if item else "") \
+            if show_bar else _NoBar() as bar:
+        def start(activity_id: str, language: str | None) -> None:
+            begun.add(activity_id)
+            building.append(f"{activity_id} ({language})" if language else activity_id)
+            bar.update(0, current_item=", ".join(building))
+
         def done(report) -> None:
-            bar.update(1)
+            building[:] = [name for name in building if name.split(" (")[0] != report.activity_id]
+            if report.activity_id in begun:
+                bar.update(sizes.get(report.activity_id, 0), current_item=", ".join(building))
+            else:  # up to date (or refused) without building: it leaves the estimate
+                bar.length -= sizes.get(report.activity_id, 0)
             if not show_bar and not quiet:
                 click.echo(f"{report.activity_id}: {report.status}", err=True)
 
-        reports = build_library(library, options, jobs=jobs, on_done=done)
+        reports = build_library(library, options, jobs=jobs, on_done=done, on_start=start)
     for report in reports:
         if report.error:
             click.echo(report.error, err=True)
@@ -405,14 +420,21 @@ def _build_all(library, options, jobs: int | None, level: int) -> int:
     return max([report.exit_code or 1 for report in reports if report.error], default=0)  # 2: invalid content
 
 
+def _progress_shown(quiet: bool) -> bool:
+    """The progress bar of build --all is drawn on a terminal, unless --quiet."""
+    return sys.stderr.isatty() and not quiet
+
+
 class _NoBar:
+    length = 0
+
     def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
         return None
 
-    def update(self, n: int) -> None:
+    def update(self, n: int, current_item=None) -> None:
         return None
 
 

@@ -422,3 +422,61 @@ def test_verbose_shows_every_quality_note_where_the_default_shows_a_count(tmp_pa
     assert len(shown(0)) == 1 and "30 notes" in shown(0)[0]
     assert [line for line in shown(1) if line.startswith("  - ")] == [f"  - kit: {note}" for note in notes]
     assert len(shown(-1)) == 1
+
+
+# --------------------------------------------------------------------------- the progress bar of build --all
+
+
+class RecordingBar:
+    """Stands in for click's progress bar: what it was told."""
+
+    def __init__(self, length, **kwargs):
+        self.length, self.steps, self.items = length, 0, []
+        self.show = kwargs.get("item_show_func")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def update(self, steps, current_item=None):
+        self.steps += steps
+        if current_item is not None and self.show:
+            self.items.append(self.show(current_item))
+
+
+def test_the_progress_bar_names_the_kit_being_built_and_weighs_kits_by_their_size(runner, tmp_path, monkeypatch):
+    import click
+
+    import kitgen.cli
+    from kitgen.batch import kit_sizes
+    from kitgen.library import Library
+    from kitgen.results import BuildOptions
+
+    content = two_kit_library(tmp_path)
+    text = (content / f"{ACTIVITY}.yaml").read_text(encoding="utf-8")
+    (content / "tiny-deck.yaml").write_text(text.replace(f"id: {ACTIVITY}", "id: tiny-deck", 1)
+                                            .replace("count: 12", "count: 1").replace("count: 6", "count: 1"),
+                                            encoding="utf-8")
+    out = tmp_path / "out"
+    library, options = Library.open(content), BuildOptions(out_dir=out)
+    before = kit_sizes(library, options)  # never built: from the cards in the content
+    assert before[ACTIVITY] == before["second-deck"] > before["tiny-deck"] >= 1
+
+    bars: list[RecordingBar] = []
+    monkeypatch.setattr(kitgen.cli, "_progress_shown", lambda quiet: True)
+    monkeypatch.setattr(click, "progressbar", lambda length, **kwargs: bars.append(RecordingBar(length, **kwargs))
+                        or bars[-1])
+    common = ["--content", str(content), "--out", str(out), "--jobs", "1"]
+    assert_clean_exit(runner.invoke(main, ["build", "--all", *common]), 0)
+    assert bars[0].length == sum(before.values()) and bars[0].steps == bars[0].length
+    assert [item for item in bars[0].items if item] == [f"building {ACTIVITY}", "building second-deck",
+                                                        "building tiny-deck"]
+    after = kit_sizes(library, options)  # built: the pages of the last build
+    assert after[ACTIVITY] == sum(len(pypdf.PdfReader(pdf).pages) for pdf in (out / ACTIVITY).glob("*.pdf"))
+
+    (content / "tiny-deck.yaml").write_text((content / "tiny-deck.yaml").read_text(encoding="utf-8")
+                                            .replace("title: Growing discard deck", "title: Tiny deck", 1))
+    assert_clean_exit(runner.invoke(main, ["build", "--all", *common]), 0)
+    assert bars[1].length == after["tiny-deck"], "kits that are up to date leave the estimate"
