@@ -8,7 +8,7 @@ from pathlib import Path
 
 import re
 from kitgen.render.fonts import FONT_DIR
-from kitgen.write import MANIFEST, UNFINISHED
+from kitgen.write import MANIFEST, UNFINISHED, remove_leftovers_beside
 
 
 @lru_cache(maxsize=1024)
@@ -183,6 +183,7 @@ def fresh_result(activity_path: Path, language: str, library, options):
         return None
     if not _outputs_intact(folder, manifest):
         return None  # a file is missing, or is not the one this manifest was written with
+    remove_leftovers_beside(folder)  # what a killed build of this kit left: the next build removes it
     return _result_of(folder, manifest, data["id"], language)
 
 

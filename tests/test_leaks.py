@@ -210,3 +210,13 @@ def test_a_card_leak_names_the_card_that_prints_it(tmp_path):
     with pytest.raises(ContentError) as caught:
         build("leaky", BuildOptions(out_dir=tmp_path / "out"), library)
     assert "leaky-cards.pdf (by " in str(caught.value) and "decks[0].cards[0] (card 'blue')" in str(caught.value)
+
+
+def test_a_secret_that_is_the_first_thing_a_player_file_prints_is_caught(tmp_path):
+    """The mat's title is the first text its file prints: a host-key sentence there starts at offset 0 of what
+    is printed, and is a leak like any other."""
+    library = library_with(tmp_path, "title: Play mat", f'title: "{SECRET}"')
+    with pytest.raises(ContentError) as caught:
+        build("leaky", BuildOptions(out_dir=tmp_path / "out"), library)
+    assert "host_key.sections[0].items[0]: host-key text would be printed in the players' file leaky-mat.pdf" \
+        in str(caught.value), str(caught.value)
