@@ -235,20 +235,22 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
         level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
         _known_ids(library, activity_ids)
-        options = BuildOptions(paper=paper.lower(), card_size=card_size, out_dir=out_dir, incremental=not force,
-                               kits=kits, class_size=class_size, png_dpi=png_dpi,
-                               **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
+        chosen = _with_settings(library, paper=paper, card_size=card_size, class_size=class_size, language=language,
+                                printer=printer, out_dir=out_dir, back_offset=back_offset)
+        options = BuildOptions(paper=chosen["paper"].lower(), card_size=chosen["card_size"], out_dir=chosen["out_dir"],
+                               incremental=not force, kits=kits, class_size=chosen["class_size"], png_dpi=png_dpi,
+                               **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, chosen["printer"], ink,
                                                 large_print)).placed()  # not the default: out/variants/<name>/
 
         def build_once() -> int:
             code = _build_all(library, options, jobs, level) if build_all else 0
             if not build_all:
-                _build_some(library, options, activity_ids, language, level)
-            _kits_page(out_dir, quiet)
+                _build_some(library, options, activity_ids, chosen["language"], level)
+            _kits_page(chosen["out_dir"], quiet)
             return code
 
         if watch:
-            _watch(library, out_dir, build_once)
+            _watch(library, chosen["out_dir"], build_once)
         else:
             code = build_once()
             if code:
@@ -326,6 +328,42 @@ def _stopping_like_ctrl_c():
             signal.signal(getattr(signal, name), handler)
 
 
+_SETTING_OF = {"paper": "paper", "card_size": "card_size", "class_size": "class_size", "language": "languages",
+               "printer": "printer", "out_dir": "output"}
+
+
+def _with_settings(library, **given) -> dict:
+    """The options' values: as typed on the command line, else from the library's kitgen.toml, else the option's
+    own default. `language` may become a list (the settings' languages); a typed --back-offset leaves the settings'
+    printer aside."""
+    from click.core import ParameterSource
+
+    from kitgen.settings import load_settings
+
+    ctx = click.get_current_context()
+    settings = load_settings(library.content)
+    chosen = dict(given)
+    for name, key in _SETTING_OF.items():
+        if name not in given or key not in settings:
+            continue
+        if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT):
+            continue  # typed (or from the environment): the command line wins
+        if name == "printer" and given.get("back_offset"):
+            continue
+        chosen[name] = settings[key]
+    return chosen
+
+
+def _languages(library, activity_id: str, language) -> list[str] | None:
+    """The editions to build or check: --lang's one; the settings' languages this activity has (every edition when
+    it has none of them); None for every edition."""
+    from kitgen.load.editions import editions
+
+    if language is None or isinstance(language, str):
+        return [language] if language else None
+    return [lang for lang in editions(library.find(activity_id)) if lang in language] or None
+
+
 def _verbosity(quiet: bool, verbose: bool) -> int:
     """-1 with --quiet, 1 with --verbose, else 0."""
     if quiet and verbose:
@@ -339,7 +377,8 @@ def _build_some(library, options, activity_ids, language, level: int) -> None:
     quiet = level < 0
 
     for activity_id in activity_ids:
-        results = ([build_kit(activity_id, options, library, language)] if language
+        languages = _languages(library, activity_id, language)
+        results = ([build_kit(activity_id, options, library, lang) for lang in languages] if languages
                    else build_all_editions(activity_id, options, library))
         for result in results:
             if result.skipped:
@@ -467,12 +506,15 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
         library = Library.open(content_dir)
         ids = list(library.activity_files()) if check_all else list(activity_ids)
         _known_ids(library, ids)
+        chosen = _with_settings(library, language=language)
         failed: list[str] = []
         for one in ids:
             try:
-                check_activity(one, library, language)
+                languages = _languages(library, one, chosen["language"])
+                for lang in languages or [None]:
+                    check_activity(one, library, lang)
                 if level > 0:
-                    click.echo(f"{one}: ok ({_checked(library.find(one), language)})")
+                    click.echo(f"{one}: ok ({_checked(library.find(one), languages)})")
                 elif level == 0:
                     click.echo(f"{one}: ok")
             except ContentError as error:
@@ -484,12 +526,12 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
     _guarded(run, debug)
 
 
-def _checked(path: Path, language: str | None) -> str:
+def _checked(path: Path, languages: list[str] | None) -> str:
     """What `check -v` says was checked: the file, its editions and its cards."""
     from kitgen.load import load_activity
     from kitgen.load.editions import editions
 
-    languages = [language] if language else list(editions(path))
+    languages = languages or list(editions(path))
     activity = load_activity(path).activity
     cards = sum(card.count for deck in activity.decks for card in deck.cards)
     return (f"{path}; edition{'s' if len(languages) != 1 else ''} {', '.join(languages)}; "
@@ -620,6 +662,15 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
 
             write_schema(schema_file)
             click.echo(f"wrote {schema_file} (editors check the YAML against it as you type)")
+        if started:
+            from kitgen.settings import settings_file, template
+            from kitgen.write import write_atomic
+
+            settings = settings_file(folder)
+            if not settings.exists():
+                write_atomic(settings, template().encode("utf-8"))
+                click.echo(f"wrote {settings} (this library's settings: paper, card size, class size, ...; every "
+                           f"key commented)")
         if started and content_dir is None:
             click.echo(f"started your own library in {folder}/: from this folder kitgen now reads activities there "
                        f"(the built-in ones: --content {builtin_root() / 'content'})")
@@ -660,11 +711,6 @@ def preview(activity_ids: tuple[str, ...], paper: str, dpi: int, duplex, fold, b
         from kitgen.build import BuildOptions, build_all_editions
         from kitgen.library import Library
         from kitgen.preview import write_previews
-
-        options = BuildOptions(paper=paper.lower(), out_dir=out_dir, incremental=True, card_size=card_size,
-                               class_size=class_size, kits=kits,
-                               **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink,
-                                                large_print)).placed()
         from kitgen.build import build as build_kit
 
         if bool(activity_ids) == preview_all:
@@ -673,8 +719,15 @@ def preview(activity_ids: tuple[str, ...], paper: str, dpi: int, duplex, fold, b
         library = Library.open(content_dir)
         ids = list(library.activity_files()) if preview_all else list(activity_ids)
         _known_ids(library, ids)
+        chosen = _with_settings(library, paper=paper, card_size=card_size, class_size=class_size, language=language,
+                                printer=printer, out_dir=out_dir, back_offset=back_offset)
+        options = BuildOptions(paper=chosen["paper"].lower(), out_dir=chosen["out_dir"], incremental=True,
+                               card_size=chosen["card_size"], class_size=chosen["class_size"], kits=kits,
+                               **_print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, chosen["printer"], ink,
+                                                large_print)).placed()
         for activity_id in ids:
-            results = ([build_kit(activity_id, options, library, language)] if language
+            languages = _languages(library, activity_id, chosen["language"])
+            results = ([build_kit(activity_id, options, library, lang) for lang in languages] if languages
                        else build_all_editions(activity_id, options, library))
             for result in results:
                 if level >= 0:
