@@ -919,3 +919,19 @@ def test_the_designers_credit_is_at_the_foot_of_every_page_of_needles_documents(
     for key in others:
         with pdfplumber.open(one_file(library_kits[key], "sheets")) as pdf:
             assert "Aiden Kimmer" not in (pdf.pages[0].extract_text() or "")
+
+
+def test_a_print_guide_counts_a_deck_of_many_kinds_instead_of_listing_every_card(tmp_path):
+    """A deck of 100 different cards is '100 different cards' in the guide, not a paragraph of 100 names."""
+    from kitgen.bench import synthetic_activity
+    from kitgen.build import BuildOptions, build
+    from kitgen.library import Library
+
+    content = tmp_path / "content"
+    content.mkdir()
+    synthetic_activity(content, "many", 100)
+    names = re.findall(r'name: "([^"]+)"', (content / "many.yaml").read_text(encoding="utf-8"))
+    result = build("many", BuildOptions(out_dir=tmp_path / "out"), Library.open(content))
+    guide = " ".join(page_texts(one_file(result, "print-guide")))
+    assert "100 different cards" in guide
+    assert sum(name in guide for name in set(names)) <= 2, "the guide lists the cards one by one"
