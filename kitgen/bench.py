@@ -276,7 +276,6 @@ def _sigint_default() -> None:
 def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
     """`kitgen build growing-discard --watch`: the time from saving an edit to the rebuilt kit (median)."""
     import queue
-    import signal
     import threading
 
     content = work / "watched" / "content"
@@ -302,14 +301,8 @@ def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
             wait_for("quality report")
             walls.append(time.perf_counter() - start)
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    return {"case": "save → rebuilt kit, --watch", "wall": statistics.median(walls), "peak": 0, "pages": 0,
-            "bytes": 0, "ms_per_card": None}
+        _interrupt(process)
+    return _save_row("save → rebuilt kit, --watch", walls)
 
 
 def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
@@ -319,7 +312,6 @@ def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
     import http.client
     import queue
     import re
-    import signal
     import threading
     import urllib.request
 
@@ -363,14 +355,25 @@ def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
             time.sleep(0.2)
         stream.close()
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    return {"case": "save → refreshed page, serve", "wall": statistics.median(walls), "peak": 0, "pages": 0,
-            "bytes": 0, "ms_per_card": None}
+        _interrupt(process)
+    return _save_row("save → refreshed page, serve", walls)
+
+
+def _interrupt(process: subprocess.Popen) -> None:
+    """Stop a long-running kitgen (watch, serve) as Ctrl-C does; kill it if it does not end in 30 s."""
+    import signal
+
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _save_row(case: str, walls: list[float]) -> dict:
+    """A table row for a save-to-result time (median of the saves)."""
+    return {"case": case, "wall": statistics.median(walls), "peak": 0, "pages": 0, "bytes": 0, "ms_per_card": None}
 
 
 def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[dict]:
