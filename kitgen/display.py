@@ -26,10 +26,6 @@ def rotate_half_turn(x: float, y: float) -> Matrix:
     return (-1.0, 0.0, 0.0, -1.0, x, y)
 
 
-def scale(factor: float) -> Matrix:
-    return (factor, 0.0, 0.0, factor, 0.0, 0.0)
-
-
 @dataclass(frozen=True)
 class Stroke:
     """How a line or an outline is drawn."""
@@ -179,21 +175,12 @@ class Document:
     duplex: str | None = None  # "long" or "short" asks the printer to print two-sided; None leaves it
     author: str = "kitgen"
 
-    def texts(self) -> Iterator[Text]:
-        """Every text run printed, page by page, with the texts of the forms each page uses."""
-        for page in self.pages:
-            yield from page_texts(page.items, self.forms)
-
     def distinct_texts(self) -> Iterator[Text]:
         """Every text run once: each page's own, then each form's (however often the form is placed)."""
         for page in self.pages:
             yield from (item for item in walk(page.items) if isinstance(item, Text))
         for form in self.forms.values():
             yield from (item for item in walk(form.items) if isinstance(item, Text))
-
-    def printed(self) -> str:
-        """All text of the document, runs joined by spaces (for searching what is printed)."""
-        return " ".join(text.text for text in self.texts())
 
 
 def walk(items, forms: dict[str, Form] | None = None) -> Iterator[Item]:
@@ -204,7 +191,3 @@ def walk(items, forms: dict[str, Form] | None = None) -> Iterator[Item]:
             yield from walk(item.items, forms)
         elif isinstance(item, Use) and forms is not None:
             yield from walk(forms[item.form].items, forms)
-
-
-def page_texts(items, forms: dict[str, Form]) -> Iterator[Text]:
-    return (item for item in walk(items, forms) if isinstance(item, Text))
