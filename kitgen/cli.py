@@ -101,6 +101,15 @@ def _complete_printers(ctx, param, incomplete: str) -> list:
     return [click.shell_completion.CompletionItem(name) for name in names if name.startswith(incomplete)]
 
 
+def _chosen_ids(library, activity_ids: tuple[str, ...], use_all: bool) -> list[str]:
+    """The activities a command works on: the ids given (each known, else "did you mean"), or the library's."""
+    if bool(activity_ids) == use_all:
+        raise UsageError("name one or more activities, or use --all (see kitgen list)")
+    ids = list(library.activity_files()) if use_all else list(activity_ids)
+    _known_ids(library, ids)
+    return ids
+
+
 def _known_ids(library, activity_ids) -> None:
     """An unknown activity id ends the command before anything is done, naming the closest known id."""
     import difflib
@@ -500,12 +509,9 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
         from kitgen.build import check as check_activity
         from kitgen.library import Library
 
-        if bool(activity_ids) == check_all:
-            raise UsageError("name one or more activities, or use --all")
         level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
-        ids = list(library.activity_files()) if check_all else list(activity_ids)
-        _known_ids(library, ids)
+        ids = _chosen_ids(library, activity_ids, check_all)
         chosen = _with_settings(library, language=language)
         failed: list[str] = []
         for one in ids:
@@ -713,12 +719,9 @@ def preview(activity_ids: tuple[str, ...], paper: str, dpi: int, duplex, fold, b
         from kitgen.preview import write_previews
         from kitgen.build import build as build_kit
 
-        if bool(activity_ids) == preview_all:
-            raise UsageError("name one or more activities, or use --all (see kitgen list)")
         level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
-        ids = list(library.activity_files()) if preview_all else list(activity_ids)
-        _known_ids(library, ids)
+        ids = _chosen_ids(library, activity_ids, preview_all)
         chosen = _with_settings(library, paper=paper, card_size=card_size, class_size=class_size, language=language,
                                 printer=printer, out_dir=out_dir, back_offset=back_offset)
         options = BuildOptions(paper=chosen["paper"].lower(), out_dir=chosen["out_dir"], incremental=True,
