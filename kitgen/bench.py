@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 from kitgen.library import builtin_root
 
@@ -230,11 +231,32 @@ def run_timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) 
     return wall, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
+def cold_cache(warm: Path) -> dict[str, str]:
+    """The environment of a cold build: a fresh copy of `warm` (compiled templates and font metrics, as after
+    any earlier run of kitgen), so that nothing drawn by an earlier run of the same case is reused."""
+    copy = Path(tempfile.mkdtemp(prefix="cache-", dir=warm.parent))
+    shutil.copytree(warm, copy, dirs_exist_ok=True)
+    return {"KITGEN_CACHE": str(copy)}
+
+
+def warm_cache(work: Path, kitgen: list[str]) -> Path:
+    """A cache folder after one small build: templates compiled and font metrics read, no deck of the cases."""
+    content, warm = work / "warm-up" / "content", work / "warm-cache"
+    content.mkdir(parents=True)
+    synthetic_activity(content, "warm-up", 9)
+    run(kitgen + ["build", "warm-up", "-q", "--content", str(content), "--out", str(work / "out-warm-up")], work,
+        {"KITGEN_CACHE": str(warm)})
+    for drawn in [*warm.glob("designs-*"), *warm.glob("streams-*")]:
+        shutil.rmtree(drawn)
+    return warm
+
+
 def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | None, cards: int,
-            env: dict[str, str] | None = None) -> dict:
+            env: dict[str, str] | None = None, cold_from: Path | None = None) -> dict:
+    """Median wall time of `repeat` fresh processes; with `cold_from`, each starts from a copy of that cache."""
     walls, peaks = [], []
     for _ in range(repeat):
-        wall, peak = run(command, cwd, env)
+        wall, peak = run(command, cwd, {**(env or {}), **(cold_cache(cold_from) if cold_from else {})})
         walls.append(wall)
         peaks.append(peak)
     pdfs = list(out.rglob("*.pdf")) if out else []
@@ -248,7 +270,7 @@ def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | N
             "bytes": sum(p.stat().st_size for p in pdfs), "ms_per_card": (median * 1000 / cards) if cards else None}
 
 
-def library_cases(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
+def library_cases(work: Path, kitgen: list[str], repeat: int, warm: Path) -> list[dict]:
     """The CLI's start and the real library: full (with and without compiled templates kept) and no-op."""
     library = work / "library"
     shutil.copytree(builtin_root() / "content", library / "content")
@@ -260,7 +282,7 @@ def library_cases(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
     return [measure("floor: Python + dependencies imported", python + ["-c", DEPENDENCIES], work, repeat, None, 0),
             measure("floor: + kitgen's build modules", python + ["-c", KITGEN_MODULES], work, repeat, None, 0),
             measure("kitgen --help", kitgen + ["--help"], work, repeat, None, 0),
-            measure("library, full build", full, work, repeat, out, 0),
+            measure("library, full build", full, work, repeat, out, 0, cold_from=warm),
             measure("library, full, no template cache", full, work, repeat, out, 0, env={"KITGEN_CACHE": "off"}),
             measure("library, no-op rebuild", noop, work, repeat, None, 0)]
 
@@ -275,21 +297,43 @@ def _sigint_default() -> None:
 
 def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
     """`kitgen build growing-discard --watch`: the time from saving an edit to the rebuilt kit (median)."""
-    import queue
-    import threading
-
     content = work / "watched" / "content"
     shutil.copytree(builtin_root() / "content", content)
     source = content / "growing-discard.yaml"
     original = source.read_text(encoding="utf-8")
-    process = subprocess.Popen(kitgen + ["build", "growing-discard", "--watch", "--content", str(content), "--out",
-                                         str(work / "out-watched")], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
+    walls = watched_saves(kitgen, content, "growing-discard", work / "out-watched", repeat, lambda turn: source.write_text(
+        original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8"))
+    return _save_row("save → rebuilt kit, --watch", walls)
+
+
+def watch_edit_case(work: Path, kitgen: list[str], repeat: int) -> dict:
+    """2,000 distinct cards in `--watch`: one card edited at each save (median save → rebuilt kit)."""
+    content = work / "watched-deck" / "content"
+    content.mkdir(parents=True)
+    synthetic_activity(content, "deck-2000", 2000)
+    source = content / "deck-2000.yaml"
+
+    def edit(turn: int) -> None:
+        card = f"{{id: c{turn * 97 + 5:05d}, count: 1, name: \""
+        source.write_text(source.read_text(encoding="utf-8").replace(card, f"{card}Edited ", 1), encoding="utf-8")
+    walls = watched_saves(kitgen, content, "deck-2000", work / "out-watched-deck", repeat, edit)
+    return _save_row("2,000 cards, one edited, --watch", walls)
+
+
+def watched_saves(kitgen: list[str], content: Path, activity: str, out: Path, repeat: int,
+                  edit: Callable[[int], None]) -> list[float]:
+    """Start `kitgen build ACTIVITY --watch`, then time `repeat` saves (each `edit(turn)`) to the rebuilt kit."""
+    import queue
+    import threading
+
+    process = subprocess.Popen(kitgen + ["build", activity, "--watch", "--content", str(content), "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=_sigint_default)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()  # type: ignore
 
     def wait_for(text: str) -> None:
-        while text not in lines.get(timeout=120):
+        while text not in lines.get(timeout=300):
             pass
 
     walls = []
@@ -297,12 +341,12 @@ def watch_case(work: Path, kitgen: list[str], repeat: int) -> dict:
         wait_for("watching")
         for turn in range(repeat):
             start = time.perf_counter()
-            source.write_text(original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8")
+            edit(turn)
             wait_for("quality report")
             walls.append(time.perf_counter() - start)
     finally:
         _interrupt(process)
-    return _save_row("save → rebuilt kit, --watch", walls)
+    return walls
 
 
 def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
@@ -376,7 +420,7 @@ def _save_row(case: str, walls: list[float]) -> dict:
     return {"case": case, "wall": statistics.median(walls), "peak": 0, "pages": 0, "bytes": 0, "ms_per_card": None}
 
 
-def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[dict]:
+def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool, warm: Path) -> list[dict]:
     """Distinct cards (200, 2,000 and 20,000), and 40 card kinds printed once and 30 times each."""
     decks = work / "decks" / "content"
     decks.mkdir(parents=True)
@@ -387,14 +431,16 @@ def deck_cases(work: Path, kitgen: list[str], repeat: int, quick: bool) -> list[
         command = kitgen + ["build", f"deck-{cards}", "--force", "-q", "--content", str(decks), "--out", str(out)] \
             + (["--kits", str(kits)] if kits > 1 else [])
         label = f"{cards * kits:,} cards" + (f" ({kits} kits of {cards:,})" if kits > 1 else " (distinct)")
-        rows.append(measure(label, command, work, repeat if cards * kits <= 2000 else 1, out, cards * kits))
+        rows.append(measure(label, command, work, repeat if cards * kits <= 2000 else 1, out, cards * kits,
+                            cold_from=warm))
         if cards == 2000 and kits == 1:
             rows.append(plain_canvas_case(work, repeat, cards))
     for copies in (1, 30):
         synthetic_activity(decks, f"repeat-{copies}", 40, copies)
         out = work / f"out-repeat-{copies}"
         command = kitgen + ["build", f"repeat-{copies}", "--force", "-q", "--content", str(decks), "--out", str(out)]
-        rows.append(measure(f"{40 * copies:,} cards (40 kinds × {copies})", command, work, 1, out, 40 * copies))
+        rows.append(measure(f"{40 * copies:,} cards (40 kinds × {copies})", command, work, 1, out, 40 * copies,
+                            cold_from=warm))
     return rows
 
 
@@ -412,19 +458,15 @@ def plain_canvas_case(work: Path, repeat: int, cards: int) -> dict:
     return row
 
 
-def typst_pairs(work: Path, kitgen: list[str], pairs: int) -> tuple[list[dict], list[str]]:
+def typst_pairs(work: Path, kitgen: list[str], pairs: int, warm: Path) -> tuple[list[dict], list[str]]:
     """The same synthetic decks (200 and 2,000 distinct cards) built by kitgen and compiled by Typst, in turn
     (A B A B, fresh processes), so that a drift in the machine's speed hits both alike. Each kitgen run starts
-    from its own copy of a cache warmed by another deck: compiled templates and font metrics as after any
-    earlier run of kitgen, nothing rendered from this deck. Returns the Typst rows and the ratio lines."""
+    from its own copy of the warm cache: compiled templates and font metrics as after any earlier run of kitgen,
+    nothing drawn from this deck. Returns the Typst rows and the ratio lines."""
     from kitgen.render.fonts import FONT_DIR
 
     decks = work / "typst-decks" / "content"
     decks.mkdir(parents=True)
-    warm = work / "typst-cache"
-    synthetic_activity(decks, "warm-up", 9)
-    run(kitgen + ["build", "warm-up", "-q", "--content", str(decks), "--out", str(work / "out-warm-up")], work,
-        {"KITGEN_CACHE": str(warm)})
     rows, lines = [], []
     for cards in (200, 2000):
         synthetic_activity(decks, f"deck-{cards}", cards)
@@ -434,10 +476,8 @@ def typst_pairs(work: Path, kitgen: list[str], pairs: int) -> tuple[list[dict], 
         build = kitgen + ["build", f"deck-{cards}", "--force", "-q", "--content", str(decks), "--out", str(out)]
         compile_ = [sys.executable, "-c", TYPST_COMPILE, str(document), str(pdf), str(FONT_DIR)]
         kitgen_runs, typst_runs = [], []
-        for turn in range(pairs):
-            cache = work / f"typst-cache-{cards}-{turn}"
-            shutil.copytree(warm, cache)
-            kitgen_runs.append(run_timed(build, work, {"KITGEN_CACHE": str(cache)}))
+        for _ in range(pairs):
+            kitgen_runs.append(run_timed(build, work, cold_cache(warm)))
             typst_runs.append(run_timed(compile_, work))
         wall = statistics.median(r[0] for r in typst_runs)
         rows.append({"case": f"{cards:,} cards, Typst", "wall": wall, "peak": max(r[1] for r in typst_runs),
@@ -446,6 +486,27 @@ def typst_pairs(work: Path, kitgen: list[str], pairs: int) -> tuple[list[dict], 
         cpus = [k[2] / t[2] for k, t in zip(kitgen_runs, typst_runs)]
         lines.append(f"kitgen ÷ Typst, {cards:,} cards: wall {ratio_text(walls)}; CPU {ratio_text(cpus)}")
     return rows, lines
+
+
+def edit_pairs(work: Path, kitgen: list[str], pairs: int, warm: Path) -> tuple[list[dict], list[str]]:
+    """2,000 distinct cards, one of them edited, rebuilt by a new process that finds the earlier build's drawings
+    in its cache; paired with a cold build of the same deck (its own fresh cache) run just before it."""
+    decks = work / "edit-decks" / "content"
+    decks.mkdir(parents=True)
+    synthetic_activity(decks, "deck-2000", 2000)
+    source = decks / "deck-2000.yaml"
+    build = kitgen + ["build", "deck-2000", "-q", "--content", str(decks), "--out", str(work / "out-edit")]
+    colds, edits = [], []
+    for turn in range(pairs):
+        env = cold_cache(warm)
+        colds.append(run_timed(build + ["--force"], work, env)[0])
+        text = source.read_text(encoding="utf-8")
+        card = f"{{id: c{turn * 97 + 5:05d}, count: 1, name: \""
+        source.write_text(text.replace(card, f"{card}Edited ", 1), encoding="utf-8")
+        edits.append(run_timed(build, work, env)[0])
+    row = {"case": "2,000 cards, one edited (new process)", "wall": statistics.median(edits), "peak": 0,
+           "pages": 0, "bytes": 0, "ms_per_card": None}
+    return [row], [f"one card of 2,000 edited ÷ cold build of the deck: {ratio_text([e / c for e, c in zip(edits, colds)])}"]
 
 
 def ratio_text(ratios: list[float]) -> str:
@@ -524,15 +585,20 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="kitgen-bench-") as tmp:
         work = Path(tmp)
         rows = []
+        warm = warm_cache(work, kitgen)
         if not args.typst_only:
-            rows = library_cases(work, kitgen, args.repeat) + [watch_case(work, kitgen, args.repeat),
-                                                                 serve_case(work, kitgen, args.repeat)] \
-                + deck_cases(work, kitgen, args.repeat, args.quick)
+            rows = library_cases(work, kitgen, args.repeat, warm) + [watch_case(work, kitgen, args.repeat),
+                                                                       watch_edit_case(work, kitgen, args.repeat),
+                                                                       serve_case(work, kitgen, args.repeat)] \
+                + deck_cases(work, kitgen, args.repeat, args.quick, warm)
+        edit_rows, notes = edit_pairs(work, kitgen, args.repeat, warm)
+        rows += edit_rows
         if typst_available():
-            typst_rows, notes = typst_pairs(work, kitgen, args.repeat)
+            typst_rows, typst_notes = typst_pairs(work, kitgen, args.repeat, warm)
             rows += typst_rows
+            notes += typst_notes
         else:
-            notes = ["Typst rows skipped: the typst package is not installed (pip install -e '.[bench]')"]
+            notes.append("Typst rows skipped: the typst package is not installed (pip install -e '.[bench]')")
         if not args.quick and not args.typst_only:
             many, speedups = parallel_cases(work, kitgen)
             rows += many

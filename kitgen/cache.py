@@ -70,3 +70,89 @@ def recall(file: Path | None) -> bytes | None:
         return file.read_bytes() if file is not None and file.is_file() else None
     except OSError:
         return None
+
+
+SHELF_MAGIC = b"kitgen-shelf-1\n"
+_SHELVES: dict[tuple[str, str], dict[bytes, object]] = {}  # what this process last read or kept, by shelf
+MAX_SHELVES_IN_MEMORY = 32
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> bytes:
+    """A digest of kitgen's own code and fonts: a cached drawing is only reused by the code that drew it (an
+    editable checkout changes without a new version number)."""
+    import hashlib
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    for path in sorted((package / "fonts").glob("*.ttf")):
+        info = path.stat()
+        digest.update(f"{path.name}:{info.st_size}:{info.st_mtime_ns}".encode())
+    return digest.digest()
+
+
+class Shelf:
+    """Entries addressed by a digest of everything they were made from, so one found is always right.
+
+    A shelf is read once per process (then kept in memory, so `--watch` and `serve` reuse what the last build
+    made) and written back, atomically, with only the entries this build used: it never grows past one kit's
+    worth. A file that is cut short, altered or unreadable is an empty shelf; two builds writing the same
+    shelf leave one of their two complete versions.
+    """
+
+    def __init__(self, kind: str, name: str):
+        self.key = (kind, name)
+        self.file = cache_file(kind, name)
+        self.entries = _SHELVES.get(self.key)
+        if self.entries is None:
+            self.entries = _read_shelf(self.file)
+        self.used: dict[bytes, object] = {}
+        self.added = False
+
+    def get(self, key: bytes) -> object | None:
+        """The entry made from `key`: kept by an earlier build, or put by this one (two decks may share a design)."""
+        value = self.used.get(key)
+        if value is None:
+            value = self.entries.get(key)  # type: ignore[union-attr]
+            if value is not None:
+                self.used[key] = value
+        return value
+
+    def put(self, key: bytes, value: object) -> None:
+        self.used[key] = value
+        self.added = True
+
+    def save(self) -> None:
+        """Keep the entries this build used, in memory and (when something changed) in the cache folder."""
+        changed = self.added or len(self.used) != len(self.entries)  # type: ignore[arg-type]
+        _SHELVES.pop(self.key, None)
+        while len(_SHELVES) >= MAX_SHELVES_IN_MEMORY:
+            _SHELVES.pop(next(iter(_SHELVES)))
+        _SHELVES[self.key] = self.used
+        if changed and self.file is not None:
+            import hashlib
+            import pickle
+
+            payload = pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL)
+            keep(self.file, SHELF_MAGIC + hashlib.blake2b(payload, digest_size=16).digest() + payload)
+
+
+def _read_shelf(file: Path | None) -> dict[bytes, object]:
+    """A shelf's entries from its file; {} for a missing, damaged or foreign file."""
+    import hashlib
+    import pickle
+
+    data = recall(file)
+    if not data or not data.startswith(SHELF_MAGIC):
+        return {}
+    check, payload = data[len(SHELF_MAGIC):len(SHELF_MAGIC) + 16], data[len(SHELF_MAGIC) + 16:]
+    if hashlib.blake2b(payload, digest_size=16).digest() != check:
+        return {}
+    try:
+        entries = pickle.loads(payload)
+    except Exception:  # written by another version of a library it names, or not a shelf at all
+        return {}
+    return entries if isinstance(entries, dict) else {}

@@ -155,6 +155,7 @@ class Form:
     items: tuple[Item, ...]
     label: str = ""  # what it is, for messages: `file:line:column: decks[0].cards[1] (card 'C2')`
     stem: str = ""  # a name for a file of its own (a PNG of one card): `supply-C2-face`
+    digest: bytes = b""  # of everything the drawing is made from (equal digests draw alike); b"" when unknown
 
 
 @dataclass

@@ -30,7 +30,7 @@ def digests(folder: Path) -> dict[str, str]:
 
 
 def entries(cache: Path) -> dict[Path, tuple[int, bytes]]:
-    """Every cache entry: compiled templates (*.bytecode) and parsed font metrics (*.pickle)."""
+    """Every cache entry: compiled templates (*.bytecode), parsed font metrics (*.pickle), drawn designs and streams."""
     return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in cache.rglob("*") if p.is_file()}
 
 
@@ -80,7 +80,9 @@ def test_a_damaged_cache_entry_is_ignored(library, tmp_path):
     assert run_build(library, str(cache)).returncode == 0
     built_fresh = digests(library / "output" / ACTIVITY)
     damaged = list(entries(cache))
-    assert {path.suffix for path in damaged} == {".bytecode", ".pickle"}
+    # compiled templates, font metrics, and the shelves of drawn card designs and their PDF streams
+    assert {path.suffix for path in damaged} == {".bytecode", ".pickle", ""}
+    assert {path.parent.name.split("-")[0] for path in damaged} == {"templates", "fonts", "designs", "streams"}
     for path in damaged:
         path.write_bytes(b"not a compiled template")
     result = run_build(library, str(cache))
@@ -101,7 +103,7 @@ def test_a_cache_folder_others_can_write_to_is_not_used(library, tmp_path):
     cache = tmp_path / "cache"
     assert run_build(library, str(cache)).returncode == 0
     folders = {path.parent for path in entries(cache)}
-    assert len(folders) == 2, folders  # templates and fonts
+    assert len(folders) == 4, folders  # templates, fonts, drawn designs and their PDF streams
     for folder in folders:
         folder.chmod(0o777)
         for path in folder.iterdir():

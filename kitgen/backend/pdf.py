@@ -17,6 +17,7 @@ from weakref import WeakKeyDictionary
 
 from reportlab.lib.rl_accel import fp_str
 
+from kitgen.cache import Shelf
 from kitgen.display import (IDENTITY, Box, Circle, Color, Document, Form, Group, Image, Item, Line, Page, Path,
                             Stroke, Text, Use, walk)
 from kitgen.errors import BuildError
@@ -85,7 +86,8 @@ def write_pdf(document: Document) -> bytes:
         if document.duplex:
             canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if document.duplex == "short"
                                        else "DuplexFlipLongEdge")
-        painter = _Painter(canvas, document.forms)
+        painter = _Painter(canvas, document.forms, Shelf("streams", _shelf_name(document)))
+        painter.fix_glyph_codes(document)
         for page in document.pages:
             canvas.setPageSize((page.width, page.height))
             for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
@@ -94,7 +96,15 @@ def write_pdf(document: Document) -> bytes:
             painter.draw(page.items)
             canvas.showPage()
         canvas.save()
+        painter.streams.save()
     return buffer.getvalue()
+
+
+def _shelf_name(document: Document) -> str:
+    """Where the compressed forms of a file like this one are kept between builds."""
+    import hashlib
+
+    return hashlib.blake2b(document.title.encode(), digest_size=16).hexdigest()
 
 
 @lru_cache(maxsize=1024)
@@ -170,9 +180,11 @@ _SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text
 class _Painter:
     """Draws items on a ReportLab canvas, writing a colour, width or dash only when it changes."""
 
-    def __init__(self, canvas, forms: dict[str, Form]):
+    def __init__(self, canvas, forms: dict[str, Form], streams: Shelf):
         self.canvas = canvas
         self.forms = forms
+        self.streams = streams  # a form's compressed content, by its digest and the document's glyph codes
+        self.glyph_codes = b""
         self.defined: set[str] = set()
         self.state: dict[str, object] = {}
         self.shared_resources = None
@@ -322,23 +334,87 @@ class _Painter:
                 self.canvas.addLiteral(f"{fp_str(*item.transform)} cm")
             self.canvas.doForm(item.form)
 
+    # ---------------------------------------------------------------- glyphs
+    def fix_glyph_codes(self, document: Document) -> None:
+        """Give every character the document prints its code in its font's subsets now, in one fixed order
+        (ReportLab numbers them as first drawn), so that a form's content depends on the document's characters
+        alone and not on which forms came first: what lets a form's compressed content be reused."""
+        import hashlib
+
+        from reportlab.pdfbase.pdfmetrics import getFont
+
+        from kitgen.render.fonts import font_runs
+
+        wanted: dict[str, set[str]] = {}
+        for text in document.distinct_texts():
+            wanted.setdefault(text.font, set()).update(text.text)
+        by_font: dict[str, set[str]] = {}
+        for name, chars in wanted.items():  # a character the font lacks is drawn in its fallback
+            for font_name, run in font_runs(name, "".join(sorted(chars))):
+                by_font.setdefault(font_name, set()).update(run)
+        doc = self.canvas._doc
+        digest = hashlib.blake2b(self.canvas._preamble.encode(), digest_size=16)
+        for font_name in sorted(by_font):
+            chars = "".join(sorted(by_font[font_name]))
+            font = getFont(font_name)
+            font.splitString(chars, doc)
+            font.getSubsetInternalName(0, doc)
+            digest.update(f"{font_name}\0{chars}\0".encode())
+        self.glyph_codes = digest.digest()
+
     # ---------------------------------------------------------------- forms
     def define(self, form: Form) -> None:
         """Draw a form once. A form of text and lines shares the document's font resources (a sheet file holds
-        thousands); one with pictures, transparency or other forms gets resources of its own that name them."""
+        thousands), and its compressed content is kept for the next build; one with pictures, transparency or
+        other forms gets resources of its own that name them."""
         self.defined.add(form.name)
+        key = self.stream_key(form)
+        content = self.streams.get(key) if key else None
+        if content is not None:  # drawn by an earlier build of the same characters: the same bytes
+            self.add_form(form.name, form.bbox, content)  # type: ignore[arg-type]
+            return
         state, self.state = self.state, {}
         self.canvas.beginForm(form.name, *form.bbox)
         self.draw(form.items)
         own = any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
                   or (isinstance(item, Group) and item.shared and self.shared.get(item.items))
                   for item in walk(form.items))
-        self.end_form(own)
+        content = self.end_form(own)
+        if key and content is not None:
+            self.streams.put(key, content)
         self.state = state
 
-    def end_form(self, own_resources: bool) -> None:
+    def stream_key(self, form: Form) -> bytes:
+        """The form's digest with the document's glyph codes and its box; b"" when the form has no digest."""
+        if not form.digest:
+            return b""
+        import hashlib
+
+        return hashlib.blake2b(form.digest + self.glyph_codes + repr(form.bbox).encode(), digest_size=20).digest()
+
+    def add_form(self, name: str, bbox: tuple[float, float, float, float], content: bytes) -> None:
+        """A form of the shared resources whose compressed content is already made."""
+        canvas = self.canvas
+        form = _card_form_class()(lowerx=bbox[0], lowery=bbox[1], upperx=bbox[2], uppery=bbox[3])
+        form.compression = canvas._pageCompression
+        form.content = content
+        form.Resources = self.shared_resources_reference()
+        canvas._doc.addForm(name, form)
+
+    def shared_resources_reference(self):
+        from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+
+        if self.shared_resources is None:
+            resources = PDFResourceDictionary()
+            resources.basicFonts()
+            self.shared_resources = self.canvas._doc.Reference(resources)
+        return self.shared_resources
+
+    def end_form(self, own_resources: bool) -> bytes | None:
         """What `canvas.endForm` does, with complete resources: ReportLab's own forms leave out the graphics
-        states (transparency) their content uses."""
+        states (transparency) their content uses. Returns the compressed content of a form of the shared
+        resources (None for one with resources of its own)."""
+        from reportlab import rl_config
         from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
 
         canvas = self.canvas
@@ -346,6 +422,7 @@ class _Painter:
         form = _card_form_class()(lowerx=lowerx, lowery=lowery, upperx=upperx, uppery=uppery)
         form.compression = canvas._pageCompression
         form.setStreamList([canvas._preamble] + canvas._code)
+        content = None
         if own_resources:
             resources = PDFResourceDictionary()
             resources.basicFonts()
@@ -358,14 +435,13 @@ class _Painter:
                 resources.ExtGState = states
             form.Resources = resources
         else:
-            if self.shared_resources is None:
-                resources = PDFResourceDictionary()
-                resources.basicFonts()
-                self.shared_resources = canvas._doc.Reference(resources)
-            form.Resources = self.shared_resources
+            form.Resources = self.shared_resources_reference()
+            if form.compression and not rl_config.useA85:
+                content = form.content = zlib.compress(form.stream)
         canvas._doc.addForm(name, form)
         canvas._restartAccumulators()
         canvas.pop_state_stack()
+        return content
 
 
 DRAW = {Text: _Painter.text, Line: _Painter.line, Box: _Painter.box, Circle: _Painter.circle, Image: _Painter.image,
@@ -381,10 +457,14 @@ def _card_form_class():
     from reportlab.pdfbase.pdfdoc import PDFFormXObject, format as pdf_format
 
     class CardForm(PDFFormXObject):
+        content: bytes | None = None  # the compressed stream, when already made
+
         def format(self, document) -> bytes:
-            if self.Resources is None or not self.stream or self.Annots or rl_config.useA85 or not self.compression:
+            if self.content is None and (self.Resources is None or not self.stream or self.Annots
+                                         or rl_config.useA85 or not self.compression):
                 return super().format(document)
-            content = document.encrypt.encode(zlib.compress(self.stream))
+            content = document.encrypt.encode(self.content if self.content is not None
+                                              else zlib.compress(self.stream))
             return b"".join((
                 b"<<\n/BBox [ ", fp_str(self.lowerx, self.lowery, self.upperx, self.uppery).encode("ascii"),
                 b" ] /Filter [ /FlateDecode ] /FormType 1 /Length ", str(len(content)).encode("ascii"),

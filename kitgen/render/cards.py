@@ -15,6 +15,7 @@ from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_m
 from kitgen.plan.imposition import back_band
 from kitgen.load.images import Picture
 from kitgen.render.cutfile import registration_marks
+from kitgen.render.design_cache import DesignCache, design_key
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, label_items
 from kitgen.render.fonts import REGULAR, register_fonts, regular, string_width
@@ -442,22 +443,29 @@ def render_card_sheets(
     with_backs = backs is not None and (sheet_options.fold or sheet_options.duplex != "none")
     document = Document(text.title, duplex=sheet_options.duplex if with_backs and not sheet_options.fold else None)
     width, height, bleed = grid.card.width, grid.card.height, sheet_options.bleed
+    designs = DesignCache(repr((text.title, width, height, bleed, style)))
     names: dict[tuple[str, Hashable], str] = {}
     bordered = with_backs and not bleed and not style.light and _neighbours_differ(sheets, grid, back_of)
     # backs not printed: what tells the decks apart (each back's symbol and title) goes on the faces
     unprinted_backs = backs is not None and not with_backs and len(
         {back_of(item) for sheet in sheets for _, item in sheet.faces}) > 1
 
+    def draw(kind: str, key: Hashable, design: Design) -> list[Item]:
+        drawn = DRAW[design.kind](outlined(design) if style.light else design, width, height, style, bleed)
+        if kind == "back" and bordered:
+            drawn.append(_neutral_border(width, height))
+        if kind == "face" and unprinted_backs and key in marker_of:
+            drawn += _deck_marker(marker_of[key], width, height)
+        return drawn
+
     def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> Use:
         if (kind, key) not in names:
             name = names[(kind, key)] = f"{kind}{len(names)}"
-            drawn = DRAW[design.kind](outlined(design) if style.light else design, width, height, style, bleed)
-            if kind == "back" and bordered:
-                drawn.append(_neutral_border(width, height))
-            if kind == "face" and unprinted_backs and key in marker_of:
-                drawn += _deck_marker(marker_of[key], width, height)
-            document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed), tuple(drawn),
-                                        design.label, design.stem)
+            digest = design_key(design, kind, width, height, bleed, style, kind == "back" and bordered,
+                                marker_of.get(key) if kind == "face" else None)
+            drawn = designs.drawn(digest, design.label, lambda: draw(kind, key, design))
+            document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed), drawn,
+                                        design.label, design.stem, digest)
         where = rotate_half_turn(rect.right, rect.top) if rotated else translate(rect.x, rect.y)
         return Use(names[(kind, key)], where)
 
@@ -512,6 +520,7 @@ def render_card_sheets(
             if style.back_offset != (0.0, 0.0):  # the printer's measured shift, on back pages only
                 back_page.items = [Group(tuple(back_page.items), translate(*style.back_offset))]
             document.pages.append(back_page)
+    designs.save()
     return document
 
 

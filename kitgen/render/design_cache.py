@@ -1,0 +1,78 @@
+"""Card designs drawn once: a face or back whose inputs have not changed is taken from the cache.
+
+The key is a digest of everything a drawing is made from (its template's output, its picture, the card size,
+bleed and style, and kitgen's own code), never of where the card sits in its file: a drawing is stored with
+the label it was drawn under (`file:line:column: decks[0].cards[3] …`, which ends up in text origins and
+quality notes) and relabelled when the card has moved. The same key becomes the form's `digest`, so a backend
+may reuse what it made of the drawing too.
+"""
+from __future__ import annotations
+
+import hashlib
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from functools import lru_cache
+from typing import Callable
+
+from kitgen.cache import Shelf, code_digest
+from kitgen.display import Group, Item, Text
+from kitgen.render.quality import collecting, note
+
+
+@lru_cache(maxsize=256)
+def _picture_digest(picture) -> bytes:
+    return hashlib.blake2b(picture.data, digest_size=16).digest() + repr(
+        (picture.kind, picture.width, picture.height)).encode()
+
+
+def _tree(element: ET.Element) -> tuple:
+    """The element as nested tuples (tag, attributes, text, children, tail): `repr` of it is a quick, exact key
+    (ElementTree's own serializer is several times slower)."""
+    return (element.tag, sorted(element.attrib.items()) if element.attrib else None, element.text,
+            [_tree(child) for child in element], element.tail)
+
+
+def design_key(design, *context: object) -> bytes:
+    """A digest of what a drawing of `design` depends on; `context` holds the size, bleed, style and extras."""
+    digest = hashlib.blake2b(code_digest(), digest_size=20)
+    digest.update(repr((design.kind, design.pattern, design.fit, context, _tree(design.xml))).encode())
+    if design.picture is not None:
+        digest.update(_picture_digest(design.picture))
+    return digest.digest()
+
+
+def _relabelled(items: tuple[Item, ...], old: str, new: str) -> tuple[Item, ...]:
+    """The items with every text origin that starts with `old` starting with `new` instead."""
+    def moved(item: Item) -> Item:
+        if isinstance(item, Text) and item.origin.startswith(old):  # (as `replace` would, five times quicker)
+            return Text(item.x, item.y, item.text, item.font, item.size, item.color, new + item.origin[len(old):])
+        if isinstance(item, Group):
+            return replace(item, items=tuple(moved(inner) for inner in item.items))
+        return item
+    return tuple(moved(item) for item in items)
+
+
+class DesignCache:
+    """The drawings of one card file's designs, from a shelf named after the file."""
+
+    def __init__(self, name: str):
+        self.shelf = Shelf("designs", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
+
+    def drawn(self, key: bytes, label: str, draw: Callable[[], list[Item]]) -> tuple[Item, ...]:
+        """What `draw` returns for the design labelled `label`: from the cache when its key is there (its
+        quality notes repeated), else drawn now and kept."""
+        found = self.shelf.get(key)
+        if found is not None:
+            was, items, notes = found  # type: ignore[misc]
+            for message in notes:
+                note(label + message[len(was):] if message.startswith(was) else message)
+            return items if was == label else _relabelled(items, was, label)
+        with collecting() as notes:
+            items = tuple(draw())
+        for message in notes:
+            note(message)
+        self.shelf.put(key, (label, items, tuple(notes)))
+        return items
+
+    def save(self) -> None:
+        self.shelf.save()
