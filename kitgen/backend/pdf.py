@@ -185,6 +185,7 @@ class _Painter:
         self.forms = forms
         self.streams = streams  # a form's compressed content, by its digest and the document's glyph codes
         self.glyph_codes = b""
+        self.first_subset: dict[str, tuple[frozenset[str], dict[int, str], str]] = {}
         self.defined: set[str] = set()
         self.state: dict[str, object] = {}
         self.shared_resources = None
@@ -198,8 +199,11 @@ class _Painter:
             self.canvas.addLiteral(operator)
 
     def stroke(self, stroke: Stroke) -> None:
+        if self.state.get("stroke style") == stroke:  # the crop marks and ruler strokes come in long runs
+            return
         for key, value, operator in _stroke_operators(stroke):
             self.set(key, value, operator)
+        self.state["stroke style"] = stroke
 
     def fill(self, color: Color) -> None:
         self.set("fill", color, _color(color, False))
@@ -233,7 +237,10 @@ class _Painter:
         shows = _SHOWN.setdefault(self.canvas, {})
         key = (font_name, size, text)
         if key not in shows:
-            from reportlab.lib.rl_accel import fp_str
+            quick = self.first_subset.get(font_name)
+            if quick is not None and text and quick[0].issuperset(text):  # one run in the first subset
+                shows[key] = f"{quick[2]} {fp_str(size)} Tf ({text.translate(quick[1])}) Tj"
+                return shows[key]
             from reportlab.pdfbase.pdfmetrics import getFont
 
             from kitgen.render.fonts import font_runs
@@ -361,6 +368,30 @@ class _Painter:
             font.getSubsetInternalName(0, doc)
             digest.update(f"{font_name}\0{chars}\0".encode())
         self.glyph_codes = digest.digest()
+        self.first_subset = {name: table for name in wanted if (table := self.first_subset_table(name))}
+
+    def first_subset_table(self, name: str) -> tuple[frozenset[str], dict[int, str], str] | None:
+        """For text in font `name`: the characters drawn with this font's own glyphs from its first subset, each
+        one's code as escaped in a PDF string, and the subset's font name. Text of these characters alone is
+        encoded by one `str.translate`, to the bytes `splitString` and `escapePDF` would give."""
+        from reportlab.lib.rl_accel import escapePDF
+        from reportlab.pdfbase.pdfmetrics import getFont
+
+        from kitgen.render.fonts import font_runs
+
+        doc = self.canvas._doc
+        font = getFont(name)
+        if doc not in font.state:  # every character of this font's texts is drawn with its fallback
+            return None
+        state = font.state[doc]
+        table: dict[int, str] = {}
+        for code, number in state.assignments.items():
+            char = chr(code)
+            if number < 256 and font_runs(name, char) == [(name, char)]:
+                table[code] = escapePDF(chr(number))
+        if 32 in table and font_runs(name, "\u00a0") == [(name, "\u00a0")]:
+            table[0xA0] = table[32]  # a no-break space is drawn as a space (as splitString does)
+        return frozenset(map(chr, table)), table, font.getSubsetInternalName(0, doc)
 
     # ---------------------------------------------------------------- forms
     def define(self, form: Form) -> None:

@@ -145,6 +145,7 @@ def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "")
     top = slot.box.top if valign == "top" else slot.box.y + (slot.box.height + block) / 2
     baseline = top - ASCENT * fit.size - (1 - ASCENT - DESCENT) * fit.size / 2
     font = bold() if slot.bold else regular()
+    color = neutral(slot.color)
     items = []
     for line, width in zip(fit.lines, fit.widths):
         if slot.align == "center":
@@ -153,7 +154,7 @@ def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "")
             x = slot.box.right - width
         else:
             x = slot.box.x
-        items.append(Text(x, baseline, line, font, fit.size, neutral(slot.color), origin))
+        items.append(Text(x, baseline, line, font, fit.size, color, origin))
         baseline -= leading
     return items, fit.size
 
