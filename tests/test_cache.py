@@ -30,7 +30,7 @@ def digests(folder: Path) -> dict[str, str]:
 
 
 def entries(cache: Path) -> dict[Path, tuple[int, bytes]]:
-    """Every cache entry: compiled templates (*.bytecode), parsed font metrics (*.pickle), drawn designs and streams."""
+    """Every cache entry: compiled templates (*.bytecode), parsed font metrics (*.pickle) and shelves."""
     return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in cache.rglob("*") if p.is_file()}
 
 
@@ -80,9 +80,11 @@ def test_a_damaged_cache_entry_is_ignored(library, tmp_path):
     assert run_build(library, str(cache)).returncode == 0
     built_fresh = digests(library / "output" / ACTIVITY)
     damaged = list(entries(cache))
-    # compiled templates, font metrics, and the shelves of drawn card designs and their PDF streams
+    # compiled templates, font metrics, and the shelves of card templates' output, drawn card designs and their
+    # PDF streams
     assert {path.suffix for path in damaged} == {".bytecode", ".pickle", ""}
-    assert {path.parent.name.split("-")[0] for path in damaged} == {"templates", "fonts", "designs", "streams"}
+    assert {path.parent.name.split("-")[0] for path in damaged} == {"templates", "fonts", "texts", "designs",
+                                                                     "streams"}
     for path in damaged:
         path.write_bytes(b"not a compiled template")
     result = run_build(library, str(cache))
@@ -103,7 +105,7 @@ def test_a_cache_folder_others_can_write_to_is_not_used(library, tmp_path):
     cache = tmp_path / "cache"
     assert run_build(library, str(cache)).returncode == 0
     folders = {path.parent for path in entries(cache)}
-    assert len(folders) == 4, folders  # templates, fonts, drawn designs and their PDF streams
+    assert len(folders) == 5, folders  # templates, fonts, card templates' output, drawn designs, PDF streams
     for folder in folders:
         folder.chmod(0o777)
         for path in folder.iterdir():

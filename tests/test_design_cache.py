@@ -97,8 +97,8 @@ def test_a_new_process_reads_the_cache_and_writes_the_same_bytes(library, tmp_pa
 
     first = run("one")
     shelves = sorted(p.parent.name.split("-")[0] for p in (tmp_path / "c").rglob("*") if p.is_file()
-                     and p.parent.name.startswith(("designs", "streams")))
-    assert shelves == ["designs", "streams"]
+                     and p.parent.name.startswith(("texts", "designs", "streams")))
+    assert shelves == ["designs", "streams", "texts"]
     assert run("two") == first
 
 
@@ -198,3 +198,64 @@ def test_a_shelf_keeps_only_what_the_last_build_used(library, tmp_path):
     built(library, tmp_path / "two")
     shelf = next(p for p in (tmp_path / "cache").rglob("*") if p.parent.name.startswith("designs"))
     assert len(cache._read_shelf(shelf)) == 31  # not 61: the old drawings are gone
+
+
+@pytest.fixture()
+def rendered(monkeypatch) -> list[str]:
+    """The card ids whose face template was rendered (not taken from the cache)."""
+    from kitgen.render import markup
+
+    ids: list[str] = []
+    original = markup.template_text
+
+    def counting(env, name, **context):
+        if name == "card-face.xml.j2":
+            ids.append(context["card"].id)
+        return original(env, name, **context)
+    monkeypatch.setattr(markup, "template_text", counting)
+    return ids
+
+
+def test_an_edited_card_alone_goes_through_its_template_again(library, tmp_path, rendered, monkeypatch):
+    built(library, tmp_path / "one")
+    assert len(rendered) == 30
+    rendered.clear()
+    rename(library, 12, lambda name: f"{name} (new)")
+    edited = built(library, tmp_path / "two")
+    assert rendered == ["c00012"]
+    assert edited == cold(library, tmp_path / "three", monkeypatch)
+
+
+@pytest.mark.parametrize("how", ["directly", "in an included template"])
+def test_a_template_that_reads_the_activity_is_rendered_every_time(library, tmp_path, rendered, monkeypatch, how):
+    """Its output may depend on any card, so none is kept: the title edit shows on every face."""
+    templates = library.parent / "templates"
+    templates.mkdir()
+    shipped = (Path(__file__).resolve().parents[1] / "templates" / "card-face.xml.j2").read_text(encoding="utf-8")
+    footer = "{% if text.footer is defined %}<footer>{{ text.footer }}</footer>{% endif %}"
+    assert footer in shipped
+    reading = "<footer>{{ activity.title }}</footer>"
+    if how != "directly":
+        (templates / "face-footer.xml.j2").write_text(reading, encoding="utf-8")
+        reading = '{% include "face-footer.xml.j2" %}'
+    (templates / "card-face.xml.j2").write_text(shipped.replace(footer, reading), encoding="utf-8")
+    built(library, tmp_path / "one")
+    rendered.clear()
+    edit(library, "title: Synthetic deck deck", "title: Another deck")
+    edited = built(library, tmp_path / "two")
+    assert len(rendered) == 30
+    assert edited == cold(library, tmp_path / "three", monkeypatch)
+
+
+
+@pytest.mark.parametrize("source", ['<card>{{ _("Draw") }}</card>', "<card>{% trans %}Draw{% endtrans %}</card>",
+                                    '<card>{{ gettext("Draw") }}</card>'])
+def test_a_template_that_translates_is_never_kept(tmp_path, source):
+    """Its words come from the catalogs, which are not part of the key."""
+    from kitgen.render.design_cache import _template_reads
+    from kitgen.render.markup import environment
+
+    (tmp_path / "card-face.xml.j2").write_text(source, encoding="utf-8")
+    assert _template_reads(environment((tmp_path,), "en"), "card-face.xml.j2") is None
+    (tmp_path / "card-face.xml.j2").write_text("<card>{{ card.id }}</card>", encoding="utf-8")
+    assert _template_reads(environment((tmp_path,), "fr"), "card-face.xml.j2")[1] == {"card"}

@@ -41,6 +41,7 @@ class Design:
     stem: str = ""  # deck and card ids, for a file of its own (`supply-C2-face`)
     picture: Picture | None = None  # the card's (or back's) picture, already found and checked
     fit: str = "contain"  # the picture whole in its box, or `cover`: filling it, cut at the edges
+    source: str = ""  # the template's output `xml` was parsed from, when known (a quicker key for the cache)
 
 
 @lru_cache(maxsize=32)
@@ -385,7 +386,7 @@ def outlined(design: Design) -> Design:
             element.text = element.text.translate(OUTLINED)
         if element.tail:
             element.tail = element.tail.translate(OUTLINED)
-    return replace(design, xml=xml)
+    return replace(design, xml=xml, source="")
 
 
 def _deck_words(back: Design) -> str:

@@ -1,4 +1,5 @@
-"""Card designs drawn once: a face or back whose inputs have not changed is taken from the cache.
+"""Card designs drawn once: a face or back whose inputs have not changed is taken from the cache, and so is
+what a card template wrote for a card whose data has not changed.
 
 The key is a digest of everything a drawing is made from (its template's output, its picture, the card size,
 bleed and style, and kitgen's own code), never of where the card sits in its file: a drawing is stored with
@@ -35,7 +36,8 @@ def _tree(element: ET.Element) -> tuple:
 def design_key(design, *context: object) -> bytes:
     """A digest of what a drawing of `design` depends on; `context` holds the size, bleed, style and extras."""
     digest = hashlib.blake2b(code_digest(), digest_size=20)
-    digest.update(repr((design.kind, design.pattern, design.fit, context, _tree(design.xml))).encode())
+    digest.update(repr((design.kind, design.pattern, design.fit, context)).encode())
+    digest.update(design.source.encode() if design.source else repr(_tree(design.xml)).encode())
     if design.picture is not None:
         digest.update(_picture_digest(design.picture))
     return digest.digest()
@@ -76,3 +78,58 @@ class DesignCache:
 
     def save(self) -> None:
         self.shelf.save()
+
+
+class TemplateOutputs:
+    """What a template wrote, kept by a digest of its source and of the values it reads.
+
+    Only a template that reads nothing but the names it is given is kept: its output is a function of their
+    values (`jinja2.meta` lists the names; one that includes, imports or extends another, translates words or
+    reads a global, is rendered every time). A card face's template reads the card, its texts and
+    a few flags, never the rest of the activity, so an edited card renders again and the others do not.
+    """
+
+    def __init__(self, env, name: str):
+        self.env = env
+        self.shelf = Shelf("texts", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
+        self.reads: dict[str, tuple[bytes, frozenset[str]] | None] = {}
+
+    def text(self, name: str, **context: object) -> str:
+        from kitgen.render.markup import template_text
+
+        known = self.reads.get(name, ...)
+        if known is ...:
+            known = self.reads[name] = _template_reads(self.env, name)
+        if known is None or not known[1] <= context.keys():
+            return template_text(self.env, name, **context)
+        source, reads = known
+        key = hashlib.blake2b(code_digest() + source + repr([(read, context[read]) for read in sorted(reads)]).encode(),
+                              digest_size=20).digest()
+        found = self.shelf.get(key)
+        if found is None:
+            found = template_text(self.env, name, **context)
+            self.shelf.put(key, found)
+        return found  # type: ignore[return-value]
+
+    def save(self) -> None:
+        self.shelf.save()
+
+
+TRANSLATING = {"_", "gettext", "ngettext", "pgettext", "npgettext"}  # their words come from the catalogs
+
+
+def _template_reads(env, name: str) -> tuple[bytes, frozenset[str]] | None:
+    """A digest of template `name`'s source and the names it reads, or None when its output may depend on more."""
+    import jinja2
+    from jinja2 import meta, nodes
+
+    try:
+        source = env.loader.get_source(env, name)[0]
+        tree = env.parse(source)
+    except jinja2.TemplateError:
+        return None  # reported, with its line, when it is rendered
+    if any(tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends))):
+        return None
+    if {name.name for name in tree.find_all(nodes.Name)} & TRANSLATING:  # (`meta` does not list `_`)
+        return None
+    return hashlib.blake2b(source.encode(), digest_size=16).digest(), frozenset(meta.find_undeclared_variables(tree))

@@ -17,7 +17,8 @@ from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, SheetText, render_card_sheets
 from kitgen.render.style import Style
 from kitgen.render.documents import render_document
-from kitgen.render.markup import render_template
+from kitgen.render.design_cache import TemplateOutputs
+from kitgen.render.markup import parse_xml, render_template
 from kitgen.results import OutputFile, Role
 from kitgen.units import PAPER_SIZES, to_mm
 
@@ -155,6 +156,7 @@ class KitRenderer:
         activity = self.activity
         pictures = self.pictures
         faces, backs = {}, {}
+        outputs = TemplateOutputs(self.env, repr((self.stem, deck_file.deck_ids, self.activity.language)))
         for d, deck in enumerate(activity.decks):
             if deck.id not in deck_file.deck_ids:
                 continue
@@ -171,10 +173,13 @@ class KitRenderer:
                 for k, card, texts, where in cards:
                     picture = pictures.get(("decks", d, "cards", k))
                     show_title = card.show_title if card.show_title is not None else deck.show_title
-                    faces[(d, k, kit)] = Design(where, render_template(
-                        self.env, "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label,
-                        layout=card.layout or deck.layout, show_title=show_title, picture=picture is not None),
-                        "face", stem=f"{prefix}-{card.id}", picture=picture, fit=card.fit or deck.fit)
+                    source = outputs.text(
+                        "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label,
+                        layout=card.layout or deck.layout, show_title=show_title, picture=picture is not None)
+                    faces[(d, k, kit)] = Design(where, parse_xml(source, "card-face.xml.j2"), "face",
+                                                stem=f"{prefix}-{card.id}", picture=picture, fit=card.fit or deck.fit,
+                                                source=source)
+        outputs.save()
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
             several = sum(d.optional for d in activity.decks) > 1

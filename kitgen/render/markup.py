@@ -117,6 +117,11 @@ def compile_templates(template_dirs: tuple[Path, ...]) -> None:
 def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.Element:
     """Render `name` and parse its XML; template mistakes (and a render that runs over its budget, exit 2)
     name the template file and line."""
+    return parse_xml(template_text(env, name, **context), name)
+
+
+def template_text(env: jinja2.Environment, name: str, **context: Any) -> str:
+    """What template `name` writes for `context` (errors as `render_template` reports them)."""
     try:
         if isinstance(env, BoundedSandbox):
             text = env.run(env.get_template(name), context)
@@ -135,6 +140,11 @@ def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.El
         raise BuildError(f"{_template_location(error, name)}: template refused by the sandbox: {error}") from None
     except jinja2.TemplateNotFound as error:
         raise BuildError(f"template {error.name!r} not found in {', '.join(env.loader.searchpath)}") from None  # type: ignore[union-attr]
+    return text
+
+
+def parse_xml(text: str, name: str) -> ET.Element:
+    """A template's output as an element tree."""
     try:
         return ET.fromstring(text)
     except ET.ParseError as error:
