@@ -259,3 +259,25 @@ def test_a_template_that_translates_is_never_kept(tmp_path, source):
     assert _template_reads(environment((tmp_path,), "en"), "card-face.xml.j2") is None
     (tmp_path / "card-face.xml.j2").write_text("<card>{{ card.id }}</card>", encoding="utf-8")
     assert _template_reads(environment((tmp_path,), "fr"), "card-face.xml.j2")[1] == {"card"}
+
+
+def test_documents_are_laid_out_again_only_when_what_they_print_changed(library, tmp_path, monkeypatch):
+    """A new purpose is printed on the rules and the print guide, not in the host key."""
+    from kitgen.render import kit as kit_module
+
+    titles: list[str] = []
+    original = kit_module.render_document
+
+    def counting(root, paper, **options):
+        titles.append(options["title"])
+        return original(root, paper, **options)
+    monkeypatch.setattr(kit_module, "render_document", counting)
+    built(library, tmp_path / "one")
+    assert len(titles) == 3  # sheets, host key, print guide
+    titles.clear()
+    built(library, tmp_path / "two")
+    assert titles == []
+    edit(library, "purpose: Measure how", "purpose: Find out how")
+    edited = built(library, tmp_path / "three")
+    assert titles == ["Synthetic deck deck · Player sheets", "Synthetic deck deck · Print guide"], titles
+    assert edited == cold(library, tmp_path / "four", monkeypatch)

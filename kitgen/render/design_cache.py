@@ -43,6 +43,14 @@ def design_key(design, *context: object) -> bytes:
     return digest.digest()
 
 
+def document_key(root: ET.Element, *context: object) -> bytes:
+    """A digest of what a document's layout depends on: its template's output, and the paper, style, title,
+    footer words and credits in `context` (with kitgen's own code and fonts)."""
+    digest = hashlib.blake2b(code_digest(), digest_size=20)
+    digest.update(repr((_tree(root), context)).encode())
+    return digest.digest()
+
+
 def _relabelled(items: tuple[Item, ...], old: str, new: str) -> tuple[Item, ...]:
     """The items with every text origin that starts with `old` starting with `new` instead."""
     def moved(item: Item) -> Item:

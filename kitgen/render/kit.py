@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gettext
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +18,8 @@ from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, SheetText, render_card_sheets
 from kitgen.render.style import Style
 from kitgen.render.documents import render_document
-from kitgen.render.design_cache import TemplateOutputs
+from kitgen.cache import Shelf
+from kitgen.render.design_cache import TemplateOutputs, document_key
 from kitgen.render.markup import parse_xml, render_template
 from kitgen.results import OutputFile, Role
 from kitgen.units import PAPER_SIZES, to_mm
@@ -234,13 +236,21 @@ class KitRenderer:
         adult_only = _("for the adult only")
         page_word = _("page")
         suffix = f" · {adult_only}" if role is Role.HOST_KEY else ""
-        rendered = render_document(root, self.plan.paper, large_print=self.style.large_print,
-                                   title=f"{activity.title} · {label}",
-                                   footer=lambda n: f"{activity.title} · {label}{suffix} · {page_word} {n}",
-                                   credits=" · ".join(c for c in (activity.credits, picture_credits) if c),
-                                   light=self.style.light)
-        return OutputFile(Path(self.file_name(role.value)), role, len(rendered.document.pages),
-                          document=rendered.document)
+        title = f"{activity.title} · {label}"
+        credits = " · ".join(c for c in (activity.credits, picture_credits) if c)
+        key = document_key(root, self.plan.paper, self.style, title, suffix, page_word, credits)
+        document = self.documents.get(key)
+        if document is None:
+            document = render_document(root, self.plan.paper, large_print=self.style.large_print, title=title,
+                                       footer=lambda n: f"{title}{suffix} · {page_word} {n}", credits=credits,
+                                       light=self.style.light).document
+            self.documents.put(key, document)
+        return OutputFile(Path(self.file_name(role.value)), role, len(document.pages), document=document)
+
+    @cached_property
+    def documents(self) -> Shelf:
+        """The kit's rules, record sheets, host key and guide as laid out before, by what they were made from."""
+        return Shelf("documents", hashlib.blake2b(self.stem.encode(), digest_size=16).hexdigest())
 
     def printing(self) -> dict:
         """The printing choices, as the print guide states them."""
@@ -284,6 +294,7 @@ class KitRenderer:
         files.append(self.document("player-sheets.xml.j2", Role.SHEETS, _("Player sheets")))
         files.append(self.document("host-key.xml.j2", Role.HOST_KEY, _("Host key"), **self.host_key_context()))
         files.append(self.print_guide(files))
+        self.documents.save()
         return files
 
     def print_guide(self, files: list[OutputFile]) -> OutputFile:
