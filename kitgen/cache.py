@@ -137,7 +137,28 @@ class Shelf:
             import pickle
 
             payload = pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL)
-            keep(self.file, SHELF_MAGIC + hashlib.blake2b(payload, digest_size=16).digest() + payload)
+            _replace_quickly(self.file, SHELF_MAGIC + hashlib.blake2b(payload, digest_size=16).digest() + payload)
+
+
+def _replace_quickly(file: Path, data: bytes) -> None:
+    """Write a shelf atomically but without waiting for the disk (no fsync: a shelf a crash cuts short fails its
+    checksum and is ignored); temporary files left by a killed build more than an hour ago are removed."""
+    import tempfile
+    import time
+
+    try:
+        for stale in file.parent.glob(".*.tmp"):
+            if stale.stat().st_mtime < time.time() - 3600:
+                stale.unlink(missing_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, file)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
 
 
 def _read_shelf(file: Path | None) -> dict[bytes, object]:

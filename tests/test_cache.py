@@ -84,7 +84,7 @@ def test_a_damaged_cache_entry_is_ignored(library, tmp_path):
     # PDF streams
     assert {path.suffix for path in damaged} == {".bytecode", ".pickle", ""}
     assert {path.parent.name.split("-")[0] for path in damaged} == {"templates", "fonts", "texts", "designs",
-                                                                     "streams"}
+                                                                     "streams", "documents"}
     for path in damaged:
         path.write_bytes(b"not a compiled template")
     result = run_build(library, str(cache))
@@ -105,7 +105,7 @@ def test_a_cache_folder_others_can_write_to_is_not_used(library, tmp_path):
     cache = tmp_path / "cache"
     assert run_build(library, str(cache)).returncode == 0
     folders = {path.parent for path in entries(cache)}
-    assert len(folders) == 5, folders  # templates, fonts, card templates' output, drawn designs, PDF streams
+    assert len(folders) == 6, folders  # templates, fonts; card templates' output, designs, PDF streams, documents
     for folder in folders:
         folder.chmod(0o777)
         for path in folder.iterdir():
