@@ -779,9 +779,13 @@ def serve(activity_id: str | None, port: int, paper: str | None, card_size: str 
         library = Library.open(content_dir)
         if activity_id:
             _known_ids(library, [activity_id])  # an unknown id ends the command, as in build
-        defaults = {"paper": paper.lower() if paper else None, "card_size": card_size, "lang": language,
-                    "class_size": str(class_size) if class_size else None, "printer": printer}
-        kits = KitServer(library, defaults, log=lambda line: click.echo(line, err=True))
+        chosen = _with_settings(library, paper=paper, card_size=card_size, class_size=class_size, language=language,
+                                printer=printer)  # the library's kitgen.toml, as in build; typed options win
+        languages = chosen["language"] if isinstance(chosen["language"], list) else None
+        defaults = {"paper": chosen["paper"].lower() if chosen["paper"] else None, "card_size": chosen["card_size"],
+                    "lang": None if languages else chosen["language"], "printer": chosen["printer"],
+                    "class_size": str(chosen["class_size"]) if chosen["class_size"] else None}
+        kits = KitServer(library, defaults, log=lambda line: click.echo(line, err=True), languages=languages)
         if activity_id:
             kits.kit(activity_id, kits.defaults)  # rendered before the address is printed: the first page is quick
         server, watching = start(kits, port)

@@ -100,9 +100,11 @@ def page_fingerprints(document) -> list[str]:
 class KitServer:
     """The state behind the page: the library, the kits rendered so far, the pictures, the open event streams."""
 
-    def __init__(self, library: Library, defaults: dict[str, str] | None = None, log: Callable[[str], None] = print):
+    def __init__(self, library: Library, defaults: dict[str, str] | None = None, log: Callable[[str], None] = print,
+                 languages: list[str] | None = None):
         self.library = library
         self.defaults = {k: v for k, v in (defaults or {}).items() if v}
+        self.languages = languages or []  # the editions shown first, in this order, where a kit has them
         self.log = log
         self.lock = threading.RLock()  # one render or rasterisation at a time (ReportLab and PDFium share state)
         self.kits: OrderedDict[tuple, ShownKit] = OrderedDict()
@@ -149,7 +151,8 @@ class KitServer:
         try:
             path = self.library.find(shown.activity_id)
             shown.editions = editions(path)
-            shown.language = shown.query.get("lang") or own_language(path)
+            preferred = [lang for lang in self.languages if lang in shown.editions]
+            shown.language = shown.query.get("lang") or (preferred[0] if preferred else own_language(path))
             if shown.language not in shown.editions:
                 from kitgen.errors import UsageError
 
@@ -307,7 +310,7 @@ class KitServer:
         from kitgen.units import PAPER_SIZES
 
         def select(name: str, label: str, choices: list[tuple[str, str]]) -> str:
-            current = shown.query.get(name, "")
+            current = shown.language if name == "lang" else shown.query.get(name, "")
             options = "".join(f'<option value="{html.escape(value)}"{" selected" if value == current else ""}>'
                               f"{html.escape(text)}</option>" for value, text in choices)
             return f'<label>{label} <select name="{name}" onchange="this.form.submit()">{options}</select></label>'

@@ -203,3 +203,40 @@ def test_save_to_refreshed_page_in_the_browser(library: Path, browser):
     print(f"save → refreshed page in the browser: median {statistics.median(walls):.3f} s "
           f"({', '.join(f'{w:.2f}' for w in walls)})")
     assert statistics.median(walls) < 3  # the target (0.3 s) is measured by python -m kitgen.bench, not asserted
+
+
+def downloaded_pdfs(url: str) -> dict[str, pypdf.PdfReader]:
+    """The kit page at `url` and every PDF it offers for download, by file name."""
+    with urllib.request.urlopen(url, timeout=60) as response:
+        page = response.read().decode()
+    origin = url.split("/kit/")[0]
+    files = {}
+    for href in re.findall(r'<a href="([^"]+)" download>', page):
+        with urllib.request.urlopen(origin + href.replace("&amp;", "&"), timeout=60) as response:
+            files[href.split("/")[-1].split("?")[0]] = pypdf.PdfReader(io.BytesIO(response.read()))
+    return files
+
+
+def test_serve_shows_the_kit_with_the_library_settings_and_a_typed_option_wins(library: Path):
+    """kitgen.toml says Letter and English first: serve shows the English edition of Trash on Letter paper, as
+    build would write it; `--paper a4` typed on the command line wins over the file."""
+    (library / "kitgen.toml").write_text('paper = "letter"\nlanguages = ["en"]\n', encoding="utf-8")
+    served = Served(library, "trash")
+    try:
+        assert "paper=letter" in served.url
+        files = downloaded_pdfs(served.url)
+    finally:
+        served.stop()
+    assert files and all(name.startswith("trash-en-") for name in files), sorted(files)
+    for name, reader in files.items():
+        for page in reader.pages:
+            assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == (612, 792), name
+    served = Served(library, "trash", "--paper", "a4", "--lang", "ro")
+    try:
+        files = downloaded_pdfs(served.url)
+    finally:
+        served.stop()
+    assert files and not any(name.startswith("trash-en-") for name in files), sorted(files)
+    for name, reader in files.items():
+        for page in reader.pages:
+            assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == (595, 842), name
