@@ -86,7 +86,7 @@ def _events(folders: list[Path]):
 
 
 def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None], *, skip: Iterable[Path] = (),
-          interval: float = 0.1, stop: Callable[[], bool] = lambda: False) -> None:
+          interval: float = 0.03, stop: Callable[[], bool] = lambda: False) -> None:
     """Call `rebuild([])` once, then `rebuild(changed_files)` each time files below `folders()` change and
     settle (no event for `interval` seconds), until `stop()`.
 

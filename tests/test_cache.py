@@ -80,11 +80,11 @@ def test_a_damaged_cache_entry_is_ignored(library, tmp_path):
     assert run_build(library, str(cache)).returncode == 0
     built_fresh = digests(library / "output" / ACTIVITY)
     damaged = list(entries(cache))
-    # compiled templates, font metrics, and the shelves of card templates' output, drawn card designs and their
-    # PDF streams
+    # compiled templates, font metrics, and the shelves of card templates' output, drawn card designs, their
+    # PDF streams, laid-out documents and whole PDF files
     assert {path.suffix for path in damaged} == {".bytecode", ".pickle", ""}
     assert {path.parent.name.split("-")[0] for path in damaged} == {"templates", "fonts", "texts", "designs",
-                                                                     "streams", "documents"}
+                                                                     "streams", "documents", "files"}
     for path in damaged:
         path.write_bytes(b"not a compiled template")
     result = run_build(library, str(cache))
@@ -105,7 +105,8 @@ def test_a_cache_folder_others_can_write_to_is_not_used(library, tmp_path):
     cache = tmp_path / "cache"
     assert run_build(library, str(cache)).returncode == 0
     folders = {path.parent for path in entries(cache)}
-    assert len(folders) == 6, folders  # templates, fonts; card templates' output, designs, PDF streams, documents
+    assert len(folders) == 7, folders  # templates, fonts; card templates' output, designs, PDF streams, documents,
+    # whole files
     for folder in folders:
         folder.chmod(0o777)
         for path in folder.iterdir():

@@ -281,3 +281,28 @@ def test_documents_are_laid_out_again_only_when_what_they_print_changed(library,
     edited = built(library, tmp_path / "three")
     assert titles == ["Synthetic deck deck · Player sheets", "Synthetic deck deck · Print guide"], titles
     assert edited == cold(library, tmp_path / "four", monkeypatch)
+
+
+def test_a_file_is_written_as_pdf_again_only_when_what_it_draws_changed(library, tmp_path, monkeypatch):
+    """A new purpose is printed on the player sheets and the print guide: only those two PDFs are written again;
+    the cards and host key come from the cache, and every file is the bytes of a build from an empty cache. In a
+    new process (nothing in memory) the kept files are read from the cache folder."""
+    from kitgen.backend import pdf
+
+    written: list[str] = []
+    original = pdf._written
+
+    def counting(document):
+        written.append(document.title)
+        return original(document)
+    monkeypatch.setattr(pdf, "_written", counting)
+    built(library, tmp_path / "one")
+    assert len(written) == 4
+    written.clear()
+    assert built(library, tmp_path / "two") == built(library, tmp_path / "one")
+    assert written == []
+    edit(library, "purpose: Measure how", "purpose: Find out how")
+    monkeypatch.setattr(cache, "_SHELVES", {})  # as a new process: what was kept is read from the folder
+    edited = built(library, tmp_path / "three")
+    assert sorted(written) == ["Synthetic deck deck · Player sheets", "Synthetic deck deck · Print guide"], written
+    assert edited == cold(library, tmp_path / "four", monkeypatch)

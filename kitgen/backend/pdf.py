@@ -66,12 +66,45 @@ def binary_streams() -> Iterator[None]:
 
 
 def write_pdf(document: Document) -> bytes:
-    """The PDF of `document`: every page, every form it uses, fonts embedded as subsets."""
+    """The PDF of `document`: every page, every form it uses, fonts embedded as subsets.
+
+    A file that draws exactly what it drew in the last build is not written again: its bytes come from the
+    cache (a rebuild after an edit to one file of a kit, in `--watch`, `serve` or a new process, writes only that
+    file's PDF). The key covers every page item, every form (a form with a digest by that digest and its box),
+    the file's settings, kitgen's code and fonts and ReportLab's version, so what is found is the same bytes.
+    """
+    require_tested_reportlab()
+    files = Shelf("files", _shelf_name(document))
+    key = _file_key(document)
+    data = files.get(key)
+    if data is None:
+        data = _written(document)
+        files.put(key, data)
+    files.save()
+    return data  # type: ignore[return-value]
+
+
+def _file_key(document: Document) -> bytes:
+    """A digest of everything `_written` reads (text origins included: they do not print, but are cheap to keep)."""
+    import hashlib
+    import pickle
+
+    import reportlab
+
+    from kitgen.cache import code_digest
+
+    forms = [(name, (form.digest, form.bbox) if form.digest else form) for name, form in document.forms.items()]
+    drawn = (reportlab.Version, document.title, document.author, document.duplex,
+             [(page.width, page.height, page.boxes, page.items) for page in document.pages], forms)
+    return hashlib.blake2b(code_digest() + pickle.dumps(drawn, protocol=pickle.HIGHEST_PROTOCOL),
+                           digest_size=20).digest()
+
+
+def _written(document: Document) -> bytes:
     from reportlab.pdfgen.canvas import Canvas
 
     from kitgen.render.fonts import REGULAR, register_fonts
 
-    require_tested_reportlab()
     register_fonts()
     with binary_streams():
         buffer = io.BytesIO()

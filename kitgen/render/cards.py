@@ -470,21 +470,26 @@ def render_card_sheets(
         where = rotate_half_turn(rect.right, rect.top) if rotated else translate(rect.x, rect.y)
         return Use(names[(kind, key)], where)
 
-    def page(side: str, sheet: CardSheet, items: list[Item], marks: list, outlines: list[Rect], band: Rect,
-             trim: Rect) -> Page:
+    # the same on every sheet of the file: computed once
+    mark_lines = {side: [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
+                  for side, marks in (("faces", crop_marks(grid)), ("backs", back_marks(grid)))}
+    guide_lines = [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
+    face_trim = trim_box(grid)
+
+    def page(side: str, sheet: CardSheet, items: list[Item], outlines: list[Rect], band: Rect, trim: Rect) -> Page:
         """`outlines`: the cards whose cut lines are drawn (faces only: a line on a back would show on the card)."""
         art = trim.inset(-bleed)
         boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
         if sheet_options.print_shop:  # the page is the card and its bleed: the shop trims it at the trim box
             return Page(grid.page.width, grid.page.height, items, {**boxes, "art": boxes["trim"]})
         if style.cut_lines in ("marks", "both"):
-            items += [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
+            items += mark_lines[side]
         if style.cut_lines in ("lines", "both") or sheet_options.cutter:  # the cutter's outlines are printed too
             items += [Box(r.x, r.y, r.width, r.height, CUT_LINE, radius=sheet_options.corner) for r in outlines]
         if sheet_options.cutter and side == "faces":
             items += registration_marks(grid.page)
         if side == "faces":  # no room for the marks of the vertical cuts: a hairline on each, cut away with it
-            items += [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
+            items += guide_lines
         label = text.sheet_label(sheet.number, len(sheets), side)
         if grid.side is not None:
             items += _side_calibration(grid, label, text.ruler_note, letter)
@@ -505,18 +510,15 @@ def render_card_sheets(
             items += [place(rect, "back", back_of(item), backs[back_of(item)], True)  # type: ignore[index]
                       for rect, item in sheet.backs]
             items += _fold_line(grid, text.fold_label)
-            document.pages.append(page("faces", sheet, items, crop_marks(grid), [r for r, _ in sheet.faces],
-                                       grid.band, trim_box(grid)))
+            document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
             continue
-        document.pages.append(page("faces", sheet, items, crop_marks(grid), [r for r, _ in sheet.faces], grid.band,
-                                   trim_box(grid)))
+        document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
         if with_backs:
             items = [place(rect, "back", back_of(item), backs[back_of(item)], rotated)  # type: ignore[index]
                      for rect, item in sheet.backs]
-            face_trim = trim_box(grid)
             trim = Rect(*_mirror_rect(face_trim, grid))
             dx, dy = style.back_offset
-            back_page = page("backs", sheet, items, back_marks(grid), [], back_band(grid),
+            back_page = page("backs", sheet, items, [], back_band(grid),
                              Rect(trim.x + dx, trim.y + dy, trim.width, trim.height))
             if style.back_offset != (0.0, 0.0):  # the printer's measured shift, on back pages only
                 back_page.items = [Group(tuple(back_page.items), translate(*style.back_offset))]

@@ -181,6 +181,17 @@ def fitted_items(markup: str, slot: Slot, *, valign: str = "middle", origin: str
 
 def label_items(text: str, slot: Slot) -> list[Text]:
     """kitgen's own label text (plain); when even the smallest size is too wide, cut short with '…'."""
+    return list(_label_items(text, slot, regular(), bold()))
+
+
+@lru_cache(maxsize=256)
+def _label_items(text: str, slot: Slot, regular_font: str, bold_font: str) -> tuple[Text, ...]:
+    """`label_items`, set once for each text, slot and font family (a sheet's ruler note is the same on every
+    page)."""
+    return tuple(_fitted_label(text, slot))
+
+
+def _fitted_label(text: str, slot: Slot) -> list[Text]:
     words = text
     while True:
         try:
