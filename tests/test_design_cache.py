@@ -263,15 +263,15 @@ def test_a_template_that_translates_is_never_kept(tmp_path, source):
 
 def test_documents_are_laid_out_again_only_when_what_they_print_changed(library, tmp_path, monkeypatch):
     """A new purpose is printed on the rules and the print guide, not in the host key."""
-    from kitgen.render import kit as kit_module
+    from kitgen.render import documents
 
     titles: list[str] = []
-    original = kit_module.render_document
+    original = documents.render_document
 
     def counting(root, paper, **options):
         titles.append(options["title"])
         return original(root, paper, **options)
-    monkeypatch.setattr(kit_module, "render_document", counting)
+    monkeypatch.setattr(documents, "render_document", counting)
     built(library, tmp_path / "one")
     assert len(titles) == 3  # sheets, host key, print guide
     titles.clear()

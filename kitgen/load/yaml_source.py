@@ -19,6 +19,7 @@ MAX_NODES = 200_000  # bounds alias expansion ("billion laughs")
 MAX_DEPTH = 64
 PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in
               ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")}
+STR_TAG = "tag:yaml.org,2002:str"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 
 Location = tuple[Any, ...]  # ('decks', 1, 'cards', 0, 'count')
@@ -104,6 +105,8 @@ class _Converter:
     def _scalar(self, node: yaml.Node, loc: Location) -> Any:
         """A scalar's value; one Python refuses to make (a whole number of more than 4,300 digits) is a
         located problem."""
+        if node.tag == STR_TAG:  # most values: the constructor would return the text as it is
+            return node.value
         try:
             return self.scalars.construct_object(node, deep=True)
         except ValueError as error:

@@ -17,7 +17,6 @@ from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, SheetText, render_card_sheets
 from kitgen.render.style import Style
-from kitgen.render.documents import render_document
 from kitgen.cache import Shelf
 from kitgen.render.design_cache import TemplateOutputs, document_key
 from kitgen.render.markup import parse_xml, render_template
@@ -240,7 +239,9 @@ class KitRenderer:
         credits = " · ".join(c for c in (activity.credits, picture_credits) if c)
         key = document_key(root, self.plan.paper, self.style, title, suffix, page_word, credits)
         document = self.documents.get(key)
-        if document is None:
+        if document is None:  # (platypus is imported only when a document is laid out: an edit to a card needs none)
+            from kitgen.render.documents import render_document
+
             document = render_document(root, self.plan.paper, large_print=self.style.large_print, title=title,
                                        footer=lambda n: f"{title}{suffix} · {page_word} {n}", credits=credits,
                                        light=self.style.light).document
