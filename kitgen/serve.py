@@ -43,7 +43,6 @@ class ShownFile:
     pages: int
     data: bytes
     fingerprints: list[str]  # one per page: names its picture
-    whole: str = ""  # a fingerprint of the whole file: its pages and what the PDF says of itself
 
 
 @dataclass
@@ -162,7 +161,7 @@ class KitServer:
             shown.title = loaded.activity.title
             kit = render_kit(loaded, self.options(shown.query), self.library,
                              several_editions=len(shown.editions) > 1, pdf=False)
-            files = self._files(kit.files, {file.name: file for file in shown.files})
+            files = self._files(kit.files)
         except Exception as error:  # shown in the page, with the last good pages under it
             shown.error = located(error)
             shown.seconds = time.perf_counter() - start
@@ -172,22 +171,19 @@ class KitServer:
         shown.seconds = time.perf_counter() - start
         self._forget_unused()
 
-    def _files(self, rendered, before: dict[str, ShownFile]) -> list[ShownFile]:
-        """The rendered files, print guide first, each written as PDF unless it draws exactly what it drew
-        before (then its PDF is the same bytes, and is kept: a small edit rewrites only the files it touches)."""
+    def _files(self, rendered) -> list[ShownFile]:
+        """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
+        written again: the backend keeps its bytes, so a small edit rewrites only the files it touches)."""
         from kitgen.backend.pdf import write_pdf
 
         order = {role: i for i, role in enumerate(_ROLE_ORDER)}
         files = []
         for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
-            document = file.document
-            prints = page_fingerprints(document)
-            whole = hashlib.sha1(pickle.dumps((document.title, document.duplex, document.author, prints))).hexdigest()
-            old = before.get(file.name)
-            data = old.data if old is not None and old.whole == whole else write_pdf(document)
+            prints = page_fingerprints(file.document)
+            data = write_pdf(file.document)
             for index, fingerprint in enumerate(prints):
                 self.sources[fingerprint] = (data, index)
-            files.append(ShownFile(file.name, file.role, file.pages, data, prints, whole))
+            files.append(ShownFile(file.name, file.role, file.pages, data, prints))
         return files
 
     def _forget_unused(self) -> None:
