@@ -306,3 +306,21 @@ def test_a_file_is_written_as_pdf_again_only_when_what_it_draws_changed(library,
     edited = built(library, tmp_path / "three")
     assert sorted(written) == ["Synthetic deck deck · Player sheets", "Synthetic deck deck · Print guide"], written
     assert edited == cold(library, tmp_path / "four", monkeypatch)
+
+
+def test_pictures_of_the_cards_do_not_push_the_kept_card_file_out(library, tmp_path, monkeypatch):
+    """`--png` rasterises every card from PDFs made for the purpose: they are not kept in place of the kit's own
+    files, so the next build still takes all four PDFs from the cache."""
+    from kitgen.backend import pdf
+
+    built(library, tmp_path / "one", png_dpi=30)
+    built(library, tmp_path / "two", png_dpi=30)
+    written: list[str] = []
+    original = pdf._written
+
+    def counting(document):
+        written.append(document.title)
+        return original(document)
+    monkeypatch.setattr(pdf, "_written", counting)
+    built(library, tmp_path / "three")
+    assert written == []

@@ -65,15 +65,18 @@ def binary_streams() -> Iterator[None]:
         rl_config.useA85 = before
 
 
-def write_pdf(document: Document) -> bytes:
+def write_pdf(document: Document, keep: bool = True) -> bytes:
     """The PDF of `document`: every page, every form it uses, fonts embedded as subsets.
 
     A file that draws exactly what it drew in the last build is not written again: its bytes come from the
     cache (a rebuild after an edit to one file of a kit, in `--watch`, `serve` or a new process, writes only that
     file's PDF). The key covers every page item, every form (a form with a digest by that digest and its box),
     the file's settings, kitgen's code and fonts and ReportLab's version, so what is found is the same bytes.
+    A file made only to be rasterised (`keep=False`) is neither looked up nor kept.
     """
     require_tested_reportlab()
+    if not keep:
+        return _written(document)
     files = Shelf("files", _shelf_name(document))
     key = _file_key(document)
     data = files.get(key)

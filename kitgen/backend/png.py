@@ -33,7 +33,7 @@ def card_pictures(document: Document, dpi: int) -> dict[str, bytes]:
         return {}
     pages = [Page(x1 - x0, y1 - y0, [Use(form.name, translate(-x0, -y0))])
              for form in forms for x0, y0, x1, y1 in [form.bbox]]
-    pdf = pypdfium2.PdfDocument(write_pdf(Document(document.title, pages, dict(document.forms))))
+    pdf = pypdfium2.PdfDocument(write_pdf(Document(document.title, pages, dict(document.forms)), keep=False))
     pictures: dict[str, bytes] = {}
     try:
         for index, form in enumerate(forms):

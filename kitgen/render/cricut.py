@@ -111,7 +111,7 @@ def cricut_files(document: Document, card_width: float, card_height: float, blee
                              None, WHITE))
             items.append(Use(form, translate(rect.x, rect.y)))
         pages.append(Page(grid.width, grid.height, items))
-    pdf = pypdfium2.PdfDocument(write_pdf(Document(document.title, pages, dict(document.forms))))
+    pdf = pypdfium2.PdfDocument(write_pdf(Document(document.title, pages, dict(document.forms)), keep=False))
     files: dict[str, bytes] = {}
     try:
         for index, (grid, cards) in enumerate(placed, 1):
