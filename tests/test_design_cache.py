@@ -324,3 +324,16 @@ def test_pictures_of_the_cards_do_not_push_the_kept_card_file_out(library, tmp_p
     monkeypatch.setattr(pdf, "_written", counting)
     built(library, tmp_path / "three")
     assert written == []
+
+
+def test_pictures_of_the_cards_leave_the_kept_form_streams_of_the_card_file(library, tmp_path):
+    """The PDFs `--png` rasterises hold the same forms under the card file's title: their streams are not kept
+    in place of the card file's own (which are made with the card file's glyph codes)."""
+    def kept_streams() -> set[bytes]:
+        return {key for (kind, _name), entries in cache._SHELVES.items() if kind == "streams" for key in entries}
+
+    built(library, tmp_path / "one")
+    before = kept_streams()
+    assert len(before) >= 31  # 30 faces and a back
+    built(library, tmp_path / "two", png_dpi=30)
+    assert kept_streams() == before
