@@ -177,6 +177,17 @@ def test_a_template_that_extends_itself_is_located(tmp_path: Path):
                                     ":2: template error: the template extends itself", code=1)
 
 
+def test_a_card_template_that_writes_malformed_markup_is_an_error_and_writes_nothing(tmp_path: Path):
+    """The card face's markup is parsed when the face is drawn (a face taken from the cache is not parsed
+    again): a template whose output is not well-formed still stops the build with the template's name."""
+    folder = folder_activity(tmp_path)
+    (folder / "templates" / "card-face.xml.j2").write_text("<card><title>{{ card.id }}</card>\n")
+    result, seconds = kitgen(tmp_path, "build", folder.name, "--content", "content", "--out", "out")
+    assert_located(result, seconds, "error: template card-face.xml.j2 produced malformed XML (mismatched tag",
+                   code=1)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.pdf"))
+
+
 def test_the_template_budget_does_not_trouble_the_library(tmp_path: Path):
     """Every kit of the library still builds, with the same bytes as before (no budget is near)."""
     from kitgen.batch import build_library

@@ -19,7 +19,7 @@ from kitgen.render.design_cache import DesignCache, design_key
 from kitgen.render.style import Style
 from kitgen.render.fit import DoesNotFit, Slot, label_items
 from kitgen.render.fonts import REGULAR, register_fonts, regular, string_width
-from kitgen.render.markup import inline_markup, plain_text
+from kitgen.render.markup import inline_markup, parse_xml, plain_text
 from kitgen.render.pictures import fitted_with_emoji, label_with_emoji, placed
 from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
 from kitgen.units import INCH, mm
@@ -35,13 +35,21 @@ class Design:
     """A drawn card side: a label for error messages, its template output, and how to draw it."""
 
     label: str
-    xml: ET.Element
+    tree: ET.Element | None  # the template's output as parsed, or None: parsed from `source` when first drawn
     kind: str  # "face", "back" or "slip"
     pattern: str = "plain"
     stem: str = ""  # deck and card ids, for a file of its own (`supply-C2-face`)
     picture: Picture | None = None  # the card's (or back's) picture, already found and checked
     fit: str = "contain"  # the picture whole in its box, or `cover`: filling it, cut at the edges
-    source: str = ""  # the template's output `xml` was parsed from, when known (a quicker key for the cache)
+    source: str = ""  # the template's output, when known (a quicker key for the cache)
+    template: str = ""  # the template that wrote `source`, for an error in it
+
+    @property
+    def xml(self) -> ET.Element:
+        """The template's output as an element tree (a design taken from the cache is never parsed)."""
+        if self.tree is None:
+            object.__setattr__(self, "tree", parse_xml(self.source, self.template))
+        return self.tree  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=32)
@@ -386,7 +394,7 @@ def outlined(design: Design) -> Design:
             element.text = element.text.translate(OUTLINED)
         if element.tail:
             element.tail = element.tail.translate(OUTLINED)
-    return replace(design, xml=xml, source="")
+    return replace(design, tree=xml, source="")
 
 
 def _deck_words(back: Design) -> str:

@@ -19,7 +19,7 @@ from kitgen.render.cards import Design, SheetText, render_card_sheets
 from kitgen.render.style import Style
 from kitgen.cache import Shelf
 from kitgen.render.design_cache import TemplateOutputs, document_key
-from kitgen.render.markup import parse_xml, render_template
+from kitgen.render.markup import render_template
 from kitgen.results import OutputFile, Role
 from kitgen.units import PAPER_SIZES, to_mm
 
@@ -177,9 +177,8 @@ class KitRenderer:
                     source = outputs.text(
                         "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label,
                         layout=card.layout or deck.layout, show_title=show_title, picture=picture is not None)
-                    faces[(d, k, kit)] = Design(where, parse_xml(source, "card-face.xml.j2"), "face",
-                                                stem=f"{prefix}-{card.id}", picture=picture, fit=card.fit or deck.fit,
-                                                source=source)
+                    faces[(d, k, kit)] = Design(where, None, "face", stem=f"{prefix}-{card.id}", picture=picture,
+                                                fit=card.fit or deck.fit, source=source, template="card-face.xml.j2")
         outputs.save()
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])
