@@ -283,19 +283,25 @@ def test_documents_are_laid_out_again_only_when_what_they_print_changed(library,
     assert edited == cold(library, tmp_path / "four", monkeypatch)
 
 
-def test_a_file_is_written_as_pdf_again_only_when_what_it_draws_changed(library, tmp_path, monkeypatch):
+@pytest.fixture()
+def written(monkeypatch) -> list[str]:
+    """The titles of the PDFs written (not taken from the cache), in order."""
+    from kitgen.backend import pdf
+
+    titles: list[str] = []
+    original = pdf._written
+
+    def counting(document, *args):
+        titles.append(document.title)
+        return original(document, *args)
+    monkeypatch.setattr(pdf, "_written", counting)
+    return titles
+
+
+def test_a_file_is_written_as_pdf_again_only_when_what_it_draws_changed(library, tmp_path, monkeypatch, written):
     """A new purpose is printed on the player sheets and the print guide: only those two PDFs are written again;
     the cards and host key come from the cache, and every file is the bytes of a build from an empty cache. In a
     new process (nothing in memory) the kept files are read from the cache folder."""
-    from kitgen.backend import pdf
-
-    written: list[str] = []
-    original = pdf._written
-
-    def counting(document):
-        written.append(document.title)
-        return original(document)
-    monkeypatch.setattr(pdf, "_written", counting)
     built(library, tmp_path / "one")
     assert len(written) == 4
     written.clear()
@@ -308,20 +314,12 @@ def test_a_file_is_written_as_pdf_again_only_when_what_it_draws_changed(library,
     assert edited == cold(library, tmp_path / "four", monkeypatch)
 
 
-def test_pictures_of_the_cards_do_not_push_the_kept_card_file_out(library, tmp_path, monkeypatch):
+def test_pictures_of_the_cards_do_not_push_the_kept_card_file_out(library, tmp_path, written):
     """`--png` rasterises every card from PDFs made for the purpose: they are not kept in place of the kit's own
     files, so the next build still takes all four PDFs from the cache."""
-    from kitgen.backend import pdf
-
     built(library, tmp_path / "one", png_dpi=30)
     built(library, tmp_path / "two", png_dpi=30)
-    written: list[str] = []
-    original = pdf._written
-
-    def counting(document):
-        written.append(document.title)
-        return original(document)
-    monkeypatch.setattr(pdf, "_written", counting)
+    written.clear()
     built(library, tmp_path / "three")
     assert written == []
 
