@@ -3,20 +3,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kitgen.checks import check_activity, content_strings
 from kitgen.errors import ContentError, KitgenError, PlanError, UnprintableContent
 from kitgen.library import Library
-from kitgen.load import LoadedActivity, load_activity
 from kitgen.load.editions import editions, own_language
-from kitgen.load.problems import dotted
 from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
 from kitgen.results import (BuildOptions, BuildResult, OutputFile, ResolvedOptions, Role, kit_folder_name,
                             kits_for_class)
 
+if TYPE_CHECKING:
+    from kitgen.load import LoadedActivity
+
+# The content model (pydantic), the checks and everything that renders are imported when a kit is loaded: a
+# kit that is up to date is told so without them.
+
 
 def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
     """Load one edition and make sure its id is the one its file name promises."""
+    from kitgen.load import load_activity
+
     loaded = load_activity(path, language)
     if loaded.activity.id != activity_id:
         raise ContentError([loaded.source.problem(("id",), f"id: {loaded.activity.id!r} does not match the file "
@@ -27,6 +33,8 @@ def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
 def check(activity_id: str, library: Library | None = None, language: str | None = None) -> None:
     """Validate every edition of an activity (or the one in `language`) and run its content checks, without
     rendering; an edition whose language has no catalog fails here as its build would."""
+    from kitgen.checks import check_activity
+
     library = library or Library.open()
     path = library.find(activity_id)
     for lang in [language] if language else editions(path):
@@ -78,6 +86,9 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
 
 def _content_field_holding(loaded: LoadedActivity, char: str) -> str | None:
     """`file:line:column: path` of the first content string that holds `char` (for errors about printed text)."""
+    from kitgen.checks import content_strings
+    from kitgen.load.problems import dotted
+
     for loc, text in content_strings(loaded.activity):
         if char in text:
             return str(loaded.source.problem(loc, dotted(loc)))
@@ -101,6 +112,7 @@ class RenderedKit:
 
 def _plan(loaded: LoadedActivity, resolved, size_from_content: bool):
     """The kit's plan; a size from the content that cannot fit the paper is a located content error."""
+    from kitgen.load.problems import dotted
     from kitgen.plan.kit import plan_kit
 
     try:
@@ -122,6 +134,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
                several_editions: bool = False, pdf: bool = True) -> RenderedKit:
     """Check, plan and render every file of a kit in memory (with `pdf`, through the PDF backend too);
     nothing is written. A file that would print host-key material or a character no font has is an error."""
+    from kitgen.checks import check_activity
     from kitgen.inputs import input_record, templates_used
     from kitgen.leaks import host_secrets, leak_problems
     from kitgen.render.kit import KitRenderer, root_templates
