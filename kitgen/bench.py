@@ -278,13 +278,15 @@ def library_cases(work: Path, kitgen: list[str], repeat: int, warm: Path) -> lis
     out = work / "out-library"
     full = kitgen + ["build", "--all", "--force", "-q", "--content", str(library / "content"), "--out", str(out)]
     noop = kitgen + ["build", "--all", "-q", "--content", str(library / "content"), "--out", str(out)]
+    one_noop = kitgen + ["build", "growing-discard", "-q", "--content", str(library / "content"), "--out", str(out)]
     python = kitgen[:1]
     return [measure("floor: Python + dependencies imported", python + ["-c", DEPENDENCIES], work, repeat, None, 0),
             measure("floor: + kitgen's build modules", python + ["-c", KITGEN_MODULES], work, repeat, None, 0),
             measure("kitgen --help", kitgen + ["--help"], work, repeat, None, 0),
             measure("library, full build", full, work, repeat, out, 0, cold_from=warm),
             measure("library, full, no template cache", full, work, repeat, out, 0, env={"KITGEN_CACHE": "off"}),
-            measure("library, no-op rebuild", noop, work, repeat, None, 0)]
+            measure("library, no-op rebuild", noop, work, repeat, None, 0),
+            measure("one kit, no-op rebuild", one_noop, work, repeat, None, 0)]
 
 
 def _sigint_default() -> None:
