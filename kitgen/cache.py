@@ -103,10 +103,13 @@ class Shelf:
     shelf leave one of their two complete versions.
     """
 
-    def __init__(self, kind: str, name: str):
+    def __init__(self, kind: str, name: str, kept: bool = True):
+        """`kept=False`: a shelf that finds nothing and keeps nothing (for work that is thrown away, which must not
+        replace what a shelf of the same name holds)."""
         self.key = (kind, name)
-        self.file = cache_file(kind, name)
-        self.entries = _SHELVES.get(self.key)
+        self.kept = kept
+        self.file = cache_file(kind, name) if kept else None
+        self.entries = _SHELVES.get(self.key) if kept else {}
         if self.entries is None:
             self.entries = _read_shelf(self.file)
         self.used: dict[bytes, object] = {}
@@ -127,6 +130,8 @@ class Shelf:
 
     def save(self) -> None:
         """Keep the entries this build used, in memory and (when something changed) in the cache folder."""
+        if not self.kept:
+            return
         changed = self.added or len(self.used) != len(self.entries)  # type: ignore[arg-type]
         _SHELVES.pop(self.key, None)
         while len(_SHELVES) >= MAX_SHELVES_IN_MEMORY:

@@ -291,9 +291,9 @@ def written(monkeypatch) -> list[str]:
     titles: list[str] = []
     original = pdf._written
 
-    def counting(document, *args):
+    def counting(document, **options):
         titles.append(document.title)
-        return original(document, *args)
+        return original(document, **options)
     monkeypatch.setattr(pdf, "_written", counting)
     return titles
 

@@ -76,12 +76,12 @@ def write_pdf(document: Document, keep: bool = True) -> bytes:
     """
     require_tested_reportlab()
     if not keep:
-        return _written(document, _Unkept())
+        return _written(document, kept=False)
     files = Shelf("files", _shelf_name(document))
     key = _file_key(document)
     data = files.get(key)
     if data is None:
-        data = _written(document)
+        data = _written(document, kept=True)
         files.put(key, data)
     files.save()
     return data  # type: ignore[return-value]
@@ -103,21 +103,8 @@ def _file_key(document: Document) -> bytes:
                            digest_size=20).digest()
 
 
-class _Unkept:
-    """A shelf that keeps nothing, for a file made to be rasterised: its forms' streams would replace the
-    kit file's own under the same name."""
-
-    def get(self, key: bytes) -> None:
-        return None
-
-    def put(self, key: bytes, value: object) -> None:
-        pass
-
-    def save(self) -> None:
-        pass
-
-
-def _written(document: Document, streams: Shelf | _Unkept | None = None) -> bytes:
+def _written(document: Document, kept: bool) -> bytes:
+    """The PDF itself; with `kept`, the forms' compressed streams are kept for the next build of this file."""
     from reportlab.pdfgen.canvas import Canvas
 
     from kitgen.render.fonts import REGULAR, register_fonts
@@ -136,7 +123,7 @@ def _written(document: Document, streams: Shelf | _Unkept | None = None) -> byte
         if document.duplex:
             canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if document.duplex == "short"
                                        else "DuplexFlipLongEdge")
-        painter = _Painter(canvas, document.forms, streams or Shelf("streams", _shelf_name(document)))
+        painter = _Painter(canvas, document.forms, Shelf("streams", _shelf_name(document), kept))
         painter.fix_glyph_codes(document)
         for page in document.pages:
             canvas.setPageSize((page.width, page.height))
@@ -230,7 +217,7 @@ _SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text
 class _Painter:
     """Draws items on a ReportLab canvas, writing a colour, width or dash only when it changes."""
 
-    def __init__(self, canvas, forms: dict[str, Form], streams: "Shelf | _Unkept"):
+    def __init__(self, canvas, forms: dict[str, Form], streams: Shelf):
         self.canvas = canvas
         self.forms = forms
         self.streams = streams  # a form's compressed content, by its digest and the document's glyph codes

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Callable, Hashable, Mapping, Sequence
 
@@ -44,12 +44,10 @@ class Design:
     source: str = ""  # the template's output, when known (a quicker key for the cache)
     template: str = ""  # the template that wrote `source`, for an error in it
 
-    @property
+    @cached_property
     def xml(self) -> ET.Element:
         """The template's output as an element tree (a design taken from the cache is never parsed)."""
-        if self.tree is None:
-            object.__setattr__(self, "tree", parse_xml(self.source, self.template))
-        return self.tree  # type: ignore[return-value]
+        return self.tree if self.tree is not None else parse_xml(self.source, self.template)
 
 
 @lru_cache(maxsize=32)

@@ -127,28 +127,20 @@ TRANSLATING = {"_", "gettext", "ngettext", "pgettext", "npgettext"}  # their wor
 
 
 def _template_reads(env, name: str) -> tuple[bytes, frozenset[str]] | None:
-    """A digest of template `name`'s source and the names it reads, or None when its output may depend on more
-    (parsed once per process for each source text and template syntax)."""
+    """A digest of template `name`'s source and the names it reads, or None when its output may depend on more."""
     import jinja2
 
     try:
         source = env.loader.get_source(env, name)[0]
     except jinja2.TemplateError:
         return None  # reported, with its line, when it is rendered
-    syntax = (env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
-              env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
-              env.trim_blocks, env.lstrip_blocks, tuple(sorted(env.extensions)))
-    if (source, syntax) not in _READS:
-        while len(_READS) >= 64:
-            _READS.pop(next(iter(_READS)))
-        _READS[source, syntax] = _source_reads(env, source)
-    return _READS[source, syntax]
+    return _source_reads(env, source)
 
 
-_READS: dict[tuple, tuple[bytes, frozenset[str]] | None] = {}
-
-
+@lru_cache(maxsize=64)
 def _source_reads(env, source: str) -> tuple[bytes, frozenset[str]] | None:
+    """What `_template_reads` says of one source text, parsed once per process (a build's environment lives as
+    long as the process: `kitgen.render.markup.environment`)."""
     import jinja2
     from jinja2 import meta, nodes
 
