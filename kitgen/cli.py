@@ -13,9 +13,9 @@ from typing import Callable
 import click
 
 from kitgen import __version__
-from kitgen.errors import ContentError, KitgenError, UnprintableContent, UsageError, describe_os_error
-from kitgen.results import CUT_LINES, DUPLEX, FONTS, INK
-from kitgen.units import PAPER_SIZES
+from kitgen.core.errors import ContentError, describe_os_error, KitgenError, UnprintableContent, UsageError
+from kitgen.plan.options import CUT_LINES, DUPLEX, FONTS, INK
+from kitgen.core.units import PAPER_SIZES
 
 
 def _describe(error: KitgenError) -> str:
@@ -57,7 +57,7 @@ debug_option = click.option("--debug", is_flag=True, help="Show the Python trace
 
 
 def _completion_library(ctx):
-    from kitgen.library import Library
+    from kitgen.load.library import Library
 
     try:
         return Library.open(ctx.params.get("content_dir"))
@@ -92,7 +92,7 @@ def _complete_languages(ctx, param, incomplete: str) -> list:
 
 
 def _complete_printers(ctx, param, incomplete: str) -> list:
-    from kitgen.printers import load_printers
+    from kitgen.app.printers import load_printers
 
     try:
         names = sorted(load_printers())
@@ -166,7 +166,7 @@ def print_options(command):
 
 
 def _print_choices(duplex, fold, bleed_mm, cut_lines, back_offset, printer, ink, large_print) -> dict:
-    from kitgen.printers import parse_offset, printer_offset
+    from kitgen.app.printers import parse_offset, printer_offset
 
     if back_offset and printer:
         raise UsageError("give --back-offset or --printer, not both")
@@ -232,10 +232,10 @@ def build(activity_ids: tuple[str, ...], build_all: bool, paper: str, card_size:
       kitgen build growing-discard --watch
       kitgen build growing-discard --png 300
     """
-    from kitgen.results import BuildOptions
+    from kitgen.plan.options import BuildOptions
 
     def run() -> None:
-        from kitgen.library import Library
+        from kitgen.load.library import Library
 
         if bool(activity_ids) == build_all:
             raise UsageError("name one or more activities, or use --all (see kitgen list)")
@@ -277,8 +277,8 @@ def _cell(text: str, width: int = 48) -> str:
 def _kits_page(out_dir: Path, quiet: bool) -> None:
     """The list of every kit in the output folder, each variant with its paper and class size, after every build
     that succeeded, once a build with other options than the defaults has been made there."""
-    from kitgen.index import KITS_PAGE, write_kits_page
-    from kitgen.results import VARIANTS
+    from kitgen.app.index import KITS_PAGE, write_kits_page
+    from kitgen.plan.options import VARIANTS
 
     if (out_dir / VARIANTS).is_dir() or (out_dir / KITS_PAGE).is_file():  # once there is more than one variant
         try:
@@ -297,7 +297,7 @@ def _watch(library, out_dir: Path, build_once: Callable[[], int]) -> None:
     later (an activity file removed while watching) it is shown and waited out like the others.
     """
     from kitgen.locale import library_locale
-    from kitgen.watch import watch
+    from kitgen.app.watch import watch
 
     def rebuild(files: list[str]) -> None:
         if files:
@@ -347,7 +347,7 @@ def _with_settings(library, **given) -> dict:
     printer aside."""
     from click.core import ParameterSource
 
-    from kitgen.settings import load_settings
+    from kitgen.app.settings import load_settings
 
     ctx = click.get_current_context()
     settings = load_settings(library.content)
@@ -381,7 +381,7 @@ def _verbosity(quiet: bool, verbose: bool) -> int:
 
 
 def _build_some(library, options, activity_ids, language, level: int) -> None:
-    from kitgen.build import build as build_kit, build_all_editions
+    from kitgen.app.build import build as build_kit, build_all_editions
 
     quiet = level < 0
 
@@ -409,7 +409,7 @@ def _quality_report(results, level: int) -> None:
     """Shrunk text and grayscale problems (missing glyphs are errors and never get this far): a summary line with
     the count, each kit's full list in its folder's quality.txt, and the notes themselves when there are few
     (none with --quiet)."""
-    from kitgen.render.quality import SHOWN, report
+    from kitgen.app.report import report, SHOWN
 
     for line in report(results, show=0 if level < 0 else SHOWN if level == 0 else sys.maxsize):
         click.echo(line)
@@ -418,10 +418,11 @@ def _quality_report(results, level: int) -> None:
 def _build_all(library, options, jobs: int | None, level: int) -> int:
     """Build the library; 2 when some activities' content is invalid, 1 when some kits failed otherwise (the
     others were built), else 0."""
-    from kitgen.batch import build_library, summary_table
-    from kitgen.index import write_index
+    from kitgen.app.batch import build_library
+    from kitgen.app.report import summary_table
+    from kitgen.app.index import write_index
 
-    from kitgen.batch import kit_sizes
+    from kitgen.app.batch import kit_sizes
 
     quiet = level < 0
     show_bar = _progress_shown(quiet)
@@ -506,8 +507,8 @@ def check(activity_ids: tuple[str, ...], check_all: bool, language: str | None, 
       kitgen check --all
     """
     def run() -> None:
-        from kitgen.build import check as check_activity
-        from kitgen.library import Library
+        from kitgen.app.build import check as check_activity
+        from kitgen.load.library import Library
 
         level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
@@ -560,9 +561,9 @@ def list_activities(content_dir: Path | None, debug: bool, activity_ids: tuple[s
       kitgen list --content ~/school-library/content
     """
     def run() -> None:
-        from kitgen.inputs import refuse_outside
+        from kitgen.load.library import refuse_outside
         from kitgen.load.editions import editions
-        from kitgen.library import Library
+        from kitgen.load.library import Library
         from kitgen.load import load_activity
 
         library = Library.open(content_dir)
@@ -614,11 +615,11 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
       kitgen schema -o - | jq .title
     """
     def run() -> None:
-        from kitgen.library import own_content_dir
-        from kitgen.schema import write_schema
+        from kitgen.load.library import own_content_dir
+        from kitgen.app.schema import write_schema
 
         if output is not None and str(output) == "-":
-            from kitgen.schema import schema_text
+            from kitgen.app.schema import schema_text
 
             click.echo(schema_text(), nl=False)
             return
@@ -647,8 +648,8 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
       kitgen new my-card-game --folder
     """
     def run() -> None:
-        from kitgen.library import builtin_root, own_content_dir
-        from kitgen.scaffold import scaffold
+        from kitgen.load.library import builtin_root, own_content_dir
+        from kitgen.app.scaffold import scaffold
 
         folder = own_content_dir(content_dir)
         started = not folder.is_dir()
@@ -664,13 +665,13 @@ def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: b
         click.echo(f"wrote {path}; build it with: kitgen build {activity_id}")
         schema_file = folder.parent / "schema" / "activity.schema.json"  # where the modeline points
         if not schema_file.exists():
-            from kitgen.schema import write_schema
+            from kitgen.app.schema import write_schema
 
             write_schema(schema_file)
             click.echo(f"wrote {schema_file} (editors check the YAML against it as you type)")
         if started:
-            from kitgen.settings import settings_file, template
-            from kitgen.write import write_atomic
+            from kitgen.app.settings import settings_file, template
+            from kitgen.core.atomic import write_atomic
 
             settings = settings_file(folder)
             if not settings.exists():
@@ -714,10 +715,10 @@ def preview(activity_ids: tuple[str, ...], paper: str, dpi: int, duplex, fold, b
       kitgen preview --all --paper letter
     """
     def run() -> None:
-        from kitgen.build import BuildOptions, build_all_editions
-        from kitgen.library import Library
-        from kitgen.preview import write_previews
-        from kitgen.build import build as build_kit
+        from kitgen.app.build import build_all_editions, BuildOptions
+        from kitgen.load.library import Library
+        from kitgen.app.preview import write_previews
+        from kitgen.app.build import build as build_kit
 
         level = _verbosity(quiet, verbose)
         library = Library.open(content_dir)
@@ -773,8 +774,8 @@ def serve(activity_id: str | None, port: int, paper: str | None, card_size: str 
         import time
         import urllib.parse
 
-        from kitgen.library import Library
-        from kitgen.serve import KitServer, start, stop
+        from kitgen.load.library import Library
+        from kitgen.app.serve import KitServer, start, stop
 
         library = Library.open(content_dir)
         if activity_id:
@@ -818,9 +819,9 @@ def translate(language: str, output: Path | None, content_dir: Path | None, debu
       kitgen translate nl   # then fill in locale/nl.po and build an activity.nl.yaml edition
     """
     def run() -> None:
-        from kitgen.library import own_content_dir
+        from kitgen.load.library import own_content_dir
         from kitgen.locale import catalog_template
-        from kitgen.write import write_atomic
+        from kitgen.core.atomic import write_atomic
 
         if not re.fullmatch(r"[a-z]{2}", language):
             raise UsageError(f"expected a two-letter language code such as nl or pt, got {language!r}")
@@ -846,9 +847,9 @@ def calibrate(paper: str, duplex: str, out_dir: Path, debug: bool) -> None:
       kitgen calibrate --paper a4 && kitgen printer add room12 --back-offset 1.5,-0.8
     """
     def run() -> None:
-        from kitgen.calibrate import calibration_pdf
-        from kitgen.units import parse_paper
-        from kitgen.write import write_atomic
+        from kitgen.app.calibrate import calibration_pdf
+        from kitgen.core.units import parse_paper
+        from kitgen.core.atomic import write_atomic
 
         target = out_dir / f"calibration-{paper.lower()}-{duplex}.pdf"
         write_atomic(target, calibration_pdf(parse_paper(paper), duplex))
@@ -868,7 +869,7 @@ def docs(open_it: bool, debug: bool) -> None:
       kitgen docs --open
     """
     def run() -> None:
-        from kitgen.library import builtin_root
+        from kitgen.load.library import builtin_root
 
         guide = builtin_root() / "docs" / "authoring.md"
         if not guide.is_file():
@@ -902,7 +903,7 @@ def printer_add(name: str, back_offset: str, debug: bool) -> None:
       kitgen printer add room12 --back-offset 1.5,-0.8
     """
     def run() -> None:
-        from kitgen.printers import parse_offset, save_printer
+        from kitgen.app.printers import parse_offset, save_printer
 
         path = save_printer(name, parse_offset(back_offset))
         click.echo(f"saved printer {name!r} in {path}")
@@ -920,7 +921,7 @@ def printer_list(debug: bool) -> None:
       kitgen printer list
     """
     def run() -> None:
-        from kitgen.printers import config_file, load_printers
+        from kitgen.app.printers import config_file, load_printers
 
         printers = load_printers()
         if not printers:

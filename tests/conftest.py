@@ -6,6 +6,7 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -16,14 +17,15 @@ import pypdf
 import pytest
 from pypdf.generic import ContentStream
 
-from kitgen.build import BuildOptions, BuildResult, build
-from kitgen.library import Library
-from kitgen.load import LoadedActivity, load_activity
+from kitgen.app.build import build, BuildOptions, BuildResult
+from kitgen.load.library import Library
+from kitgen.load import load_activity, LoadedActivity
 
 # compiled templates go to a cache of this test session's own, never the user's
 os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the benchmark's synthetic decks (benchmarks/, outside the package)
 CONTENT = REPO / "content"
 ACTIVITY = "growing-discard"
 GROWING = CONTENT / f"{ACTIVITY}.yaml"

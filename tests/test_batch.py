@@ -31,7 +31,7 @@ from pypdf.generic import ContentStream
 
 from conftest import ACTIVITY, CONTENT, REPO, kitgen_env
 from kitgen.cli import main
-from kitgen.build import kits_for_class  # (defined in kitgen.results; once in kitgen.plan.kit)
+from kitgen.app.build import kits_for_class  # (defined in kitgen.plan.options; once in kitgen.plan.kit)
 
 TEMPLATES = REPO / "templates"
 SUMMARY_COUNTS = re.compile(r"^(\d+) built, (\d+) up to date, (\d+) failed$")
@@ -294,7 +294,7 @@ def test_index_pdf_opens_and_names_every_title(runs, library):
 
 
 def test_an_activity_whose_content_breaks_keeps_its_last_good_kit_in_the_index_with_a_warning(tmp_path: Path):
-    from kitgen.index import STALE
+    from kitgen.app.index import STALE
 
     root = copy_library(tmp_path)
     out = root / "out"
@@ -587,7 +587,7 @@ def test_new_writes_an_activity_that_builds_at_once(tmp_path):
 
 def test_new_without_a_library_starts_one_here_and_never_writes_into_kitgens_own(tmp_path, monkeypatch):
     """In a folder of one's own (no ./content), `new` and `schema` write there, not into the installed package."""
-    from kitgen.library import builtin_root
+    from kitgen.load.library import builtin_root
 
     monkeypatch.delenv("KITGEN_CONTENT", raising=False)
     builtin = sorted(p.name for p in (builtin_root() / "content").iterdir())
@@ -710,9 +710,9 @@ STALLED_BATCH = """
 import os, sys, time
 from pathlib import Path
 
-import kitgen.batch as batch
-from kitgen.library import Library
-from kitgen.results import BuildOptions
+import kitgen.app.batch as batch
+from kitgen.load.library import Library
+from kitgen.plan.options import BuildOptions
 
 marks = Path(sys.argv[1])
 

@@ -1,4 +1,4 @@
-"""The benchmark's inputs and its table: what `python -m kitgen.bench` measures must be what it says.
+"""The benchmark's inputs and its table: what `python -m benchmarks.bench` measures must be what it says.
 
 No time is asserted here (speed targets live in the benchmark, not in tests); these tests check that the
 synthetic decks hold the cards the table's rows count, that the plain-canvas reference and the Typst document
@@ -16,11 +16,11 @@ import pdfplumber
 import pytest
 
 from conftest import form_placements, pdf_reader, pt_to_mm
-from kitgen.bench import (PLAIN_CANVAS, TYPST_COMPILE, card_texts, print_table, ratio_text, synthetic_activity,
+from benchmarks.bench import (card_texts, PLAIN_CANVAS, print_table, ratio_text, synthetic_activity, TYPST_COMPILE,
                           typst_document)
-from kitgen.build import BuildOptions, build
-from kitgen.library import Library
-from kitgen.render.fonts import FONT_DIR
+from kitgen.app.build import build, BuildOptions
+from kitgen.load.library import Library
+from kitgen.fonts.registry import FONT_DIR
 
 
 def test_the_synthetic_cards_have_a_title_a_type_line_a_body_of_22_to_36_words_and_a_footer():

@@ -190,9 +190,9 @@ def test_a_card_template_that_writes_malformed_markup_is_an_error_and_writes_not
 
 def test_the_template_budget_does_not_trouble_the_library(tmp_path: Path):
     """Every kit of the library still builds, with the same bytes as before (no budget is near)."""
-    from kitgen.batch import build_library
-    from kitgen.library import Library
-    from kitgen.results import BuildOptions
+    from kitgen.app.batch import build_library
+    from kitgen.load.library import Library
+    from kitgen.plan.options import BuildOptions
 
     reports = build_library(Library(REPO / "content"), BuildOptions(out_dir=tmp_path / "out"), jobs=1)
     assert reports and all(not report.error for report in reports), [report.error for report in reports]
@@ -275,7 +275,7 @@ def test_a_huge_content_file_is_not_read(tmp_path: Path):
 
 def test_the_size_check_holds_when_the_file_grows_while_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Reading stops at the limit even if the size the system reported was small (a file still being written)."""
-    from kitgen.errors import ContentError
+    from kitgen.core.errors import ContentError
     from kitgen.load import yaml_source
 
     path = tmp_path / "grows.yaml"
@@ -289,7 +289,7 @@ def test_the_size_check_holds_when_the_file_grows_while_read(tmp_path: Path, mon
 
 
 def _snapshot_in_a_process(content: Path) -> tuple[list[str], float]:
-    code = ("import json, sys; from pathlib import Path; from kitgen.watch import snapshot; "
+    code = ("import json, sys; from pathlib import Path; from kitgen.app.watch import snapshot; "
             "print(json.dumps(sorted(snapshot([Path(sys.argv[1])]))))")
     started = time.monotonic()
     try:
@@ -399,7 +399,7 @@ def test_a_5000_digit_integer_as_a_key_is_located(tmp_path: Path):
 def test_no_home_and_no_passwd_entry_means_no_cache(monkeypatch: pytest.MonkeyPatch):
     import pwd
 
-    from kitgen import cache
+    from kitgen.core import cache
 
     def no_entry(uid: int):
         raise KeyError(f"getpwuid(): uid not found: {uid}")

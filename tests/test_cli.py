@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from conftest import ACTIVITY, CONTENT, REPO, file_of
 from kitgen.cli import main
-from kitgen.errors import ContentError
+from kitgen.core.errors import ContentError
 
 LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<message>.+)$")
 WROTE = re.compile(r"^wrote (?P<path>.+?)  \((?P<pages>\d+) pages?\)$")
@@ -450,9 +450,9 @@ def test_the_progress_bar_names_the_kit_being_built_and_weighs_kits_by_their_siz
     import click
 
     import kitgen.cli
-    from kitgen.batch import kit_sizes
-    from kitgen.library import Library
-    from kitgen.results import BuildOptions
+    from kitgen.app.batch import kit_sizes
+    from kitgen.load.library import Library
+    from kitgen.plan.options import BuildOptions
 
     content = two_kit_library(tmp_path)
     text = (content / f"{ACTIVITY}.yaml").read_text(encoding="utf-8")

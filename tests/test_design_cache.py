@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from conftest import kitgen_env
-from kitgen import cache
-from kitgen.bench import synthetic_activity
-from kitgen.build import BuildOptions, build, render_kit
-from kitgen.library import Library
+from kitgen.core import cache
+from benchmarks.bench import synthetic_activity
+from kitgen.app.build import build, BuildOptions, render_kit
+from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.render import cards
 
@@ -286,7 +286,7 @@ def test_documents_are_laid_out_again_only_when_what_they_print_changed(library,
 @pytest.fixture()
 def written(monkeypatch) -> list[str]:
     """The titles of the PDFs written (not taken from the cache), in order."""
-    from kitgen.backend import pdf
+    from kitgen.export import pdf
 
     titles: list[str] = []
     original = pdf._written

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from kitgen.build import BuildOptions, render_kit
-from kitgen.display import Path as VectorPath, Text, walk
-from kitgen.library import Library
+from kitgen.app.build import BuildOptions, render_kit
+from kitgen.core.display import Path as VectorPath, Text, walk
+from kitgen.load.library import Library
 from kitgen.load import load_activity
 
 from test_leaks import ACTIVITY, SECRET

@@ -13,10 +13,10 @@ import pypdf
 import pytest
 from click.testing import CliRunner
 
-from kitgen.build import BuildOptions, build
+from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
-from kitgen.errors import UnprintableContent
-from kitgen.library import Library
+from kitgen.core.errors import UnprintableContent
+from kitgen.load.library import Library
 
 ROOT = Path(__file__).resolve().parent.parent
 FONTS = ROOT / "kitgen" / "fonts"

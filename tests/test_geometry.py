@@ -1,4 +1,4 @@
-"""Pure geometry of the plan stage (impose, crop_marks, card_sheets) and of kitgen.units. No PDFs."""
+"""Pure geometry of the plan stage (impose, crop_marks, card_sheets) and of kitgen.core.units. No PDFs."""
 from __future__ import annotations
 
 import math
@@ -8,11 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kitgen.errors import UsageError
-from kitgen.plan import Rect, Segment, Sheet, card_sheets, crop_marks, cut_guides, impose
+from kitgen.core.errors import UsageError
+from kitgen.plan import card_sheets, crop_marks, cut_guides, impose, Rect, Segment, Sheet
 from kitgen.plan.imposition import BAND_HEIGHT, MARK_ZONE, PAGE_MARGIN
-from kitgen.units import (CARD_PRESETS, PAPER_SIZES, CardSize, PaperSize, parse_card_size, parse_length,
-                          parse_paper)
+from kitgen.core.units import CARD_PRESETS, CardSize, PAPER_SIZES, PaperSize, parse_card_size, parse_length, parse_paper
 
 PT_PER_MM = 72 / 25.4  # written out here on purpose: the tests do not trust kitgen's own constant
 A4 = PaperSize(210 * PT_PER_MM, 297 * PT_PER_MM)
@@ -184,7 +183,7 @@ def test_letter_margin_decides_marks_or_hairlines_for_the_vertical_cuts(margin_m
 def test_every_library_kit_fits_as_many_cards_on_letter_as_on_a4():
     import yaml
 
-    from kitgen.library import Library
+    from kitgen.load.library import Library
 
     library = Library.open(Path(__file__).resolve().parents[1] / "content")
     sizes = set()

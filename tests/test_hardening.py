@@ -24,11 +24,11 @@ import yaml
 from conftest import folder_activity, growing_data, write_activity
 from click.testing import CliRunner, Result
 
-import kitgen.write
-from kitgen.build import BuildOptions, build
+import kitgen.write.kitdir
+from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
-from kitgen.errors import ContentError, KitgenError
-from kitgen.library import Library
+from kitgen.core.errors import ContentError, KitgenError
+from kitgen.load.library import Library
 from kitgen.load import load_activity
 
 REPO = Path(__file__).resolve().parents[1]
@@ -371,7 +371,7 @@ def test_markup_in_content_prints_literally(payload: str, tmp_path: Path, open_l
     assert f"Title {payload}" in pdf_text(files["print-guide"])
 
     assert "/etc/passwd" not in reads
-    from kitgen.cache import cache_dir
+    from kitgen.core.cache import cache_dir
 
     # kitgen's own cache (the drawings of this build's cards are kept there) is not outside
     allowed = [tmp_path, REPO / "kitgen", REPO / "templates", Path(sys.prefix), Path(sys.base_prefix), Path.home(),
@@ -433,7 +433,7 @@ def test_failed_render_keeps_the_previous_kit(tmp_path: Path, monkeypatch: pytes
 def fail_after_first_write(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Writing an output file fails ("disk full") once the first one is on disk."""
     written: list[str] = []
-    real = kitgen.write.stage
+    real = kitgen.core.atomic.stage
 
     def stage(path: Path, data: bytes) -> Path:
         if written:
@@ -441,7 +441,7 @@ def fail_after_first_write(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         written.append(path.name)
         return real(path, data)
 
-    monkeypatch.setattr(kitgen.write, "stage", stage)
+    monkeypatch.setattr(kitgen.write.kitdir, "stage", stage)
     return written
 
 
@@ -476,7 +476,7 @@ def test_failed_write_keeps_the_previous_kit(tmp_path: Path, monkeypatch: pytest
 
 
 class _InterruptedOs:
-    """`os` for kitgen.write whose second opened file gets half its bytes, then Ctrl-C."""
+    """`os` for kitgen.write.kitdir whose second opened file gets half its bytes, then Ctrl-C."""
 
     def __init__(self) -> None:
         self.opened = 0
@@ -524,7 +524,7 @@ def test_keyboard_interrupt_while_writing_leaves_no_truncated_pdf(tmp_path: Path
     after_ok = snapshot(tmp_path / "fresh" / ACTIVITY)
 
     fake = _InterruptedOs()
-    monkeypatch.setattr(kitgen.write, "os", fake)
+    monkeypatch.setattr(kitgen.write.kitdir, "os", fake)
     result = run_cli("build", ACTIVITY, "--content", "content", "--out", "out", "--force")
     assert fake.opened == 2, "the interrupt did not happen while writing the second file"
     assert_clean_exit(result, 130)
@@ -807,7 +807,7 @@ def no_space_left(monkeypatch: pytest.MonkeyPatch) -> None:
     def full(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(kitgen.write.os, "fsync", full)
+    monkeypatch.setattr(kitgen.write.kitdir.os, "fsync", full)
 
 
 def test_a_full_disk_names_the_file_kitgen_was_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -828,7 +828,7 @@ def test_a_refused_file_is_named_not_its_temporary_file(tmp_path: Path, monkeypa
     def refuse(dir: str, prefix: str, suffix: str):
         raise PermissionError(13, "Permission denied", os.path.join(dir, prefix + "abcd1234" + suffix))
 
-    monkeypatch.setattr(kitgen.write.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(kitgen.write.kitdir.tempfile, "mkstemp", refuse)
     result = run_cli("build", ACTIVITY, "--content", "content", "--out", "out")
     assert_clean_exit(result, 1)
     assert result.stderr == f"error: {os.path.join('out', ACTIVITY, ACTIVITY + '-cards.pdf')}: Permission denied\n"

@@ -12,12 +12,12 @@ import pypdf
 import pytest
 from click.testing import CliRunner
 
-from kitgen.batch import build_library
-from kitgen.build import BuildOptions, build, check
+from kitgen.app.batch import build_library
+from kitgen.app.build import build, BuildOptions, check
 from kitgen.cli import main
-from kitgen.errors import ContentError, UsageError
-from kitgen.index import write_index
-from kitgen.library import Library
+from kitgen.core.errors import ContentError, UsageError
+from kitgen.app.index import write_index
+from kitgen.load.library import Library
 from kitgen.locale import missing_strings, template_messages
 
 BASE = """id: sorting

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kitgen.build import BuildOptions, build
+from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
-from kitgen.errors import ContentError
-from kitgen.library import Library
+from kitgen.core.errors import ContentError
+from kitgen.load.library import Library
 
 SECRET = "The blue card always wins a tie at the end of the round."
 

@@ -29,10 +29,10 @@ from click.testing import CliRunner
 from pypdf.generic import ContentStream, DecodedStreamObject, NameObject
 
 from conftest import CONTENT, MM_PER_PT, REPO, Box, form_placements, page_facts, pt_to_mm
-from kitgen.build import BuildOptions, BuildResult, build_all_editions
+from kitgen.app.build import build_all_editions, BuildOptions, BuildResult
 from kitgen.cli import main
-from kitgen.library import Library
-from kitgen.load import LoadedActivity, load_activity
+from kitgen.load.library import Library
+from kitgen.load import load_activity, LoadedActivity
 from kitgen.plan.tiling import OVERLAP
 
 TOL_MM = 0.1
@@ -923,9 +923,9 @@ def test_the_designers_credit_is_at_the_foot_of_every_page_of_needles_documents(
 
 def test_a_print_guide_counts_a_deck_of_many_kinds_instead_of_listing_every_card(tmp_path):
     """A deck of 100 different cards is '100 different cards' in the guide, not a paragraph of 100 names."""
-    from kitgen.bench import synthetic_activity
-    from kitgen.build import BuildOptions, build
-    from kitgen.library import Library
+    from benchmarks.bench import synthetic_activity
+    from kitgen.app.build import build, BuildOptions
+    from kitgen.load.library import Library
 
     content = tmp_path / "content"
     content.mkdir()

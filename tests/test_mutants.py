@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from kitgen.display import Text
+from kitgen.core.display import Text
 from kitgen.plan import Rect
-from kitgen.render.fit import DoesNotFit, Slot, fitted_items, fitted_plain, label_items
-from kitgen.render.fonts import BOLD, REGULAR, register_fonts
+from kitgen.render.fit import DoesNotFit, fitted_items, fitted_plain, label_items, Slot
+from kitgen.fonts.registry import BOLD, register_fonts, REGULAR
 
 register_fonts()
 
@@ -180,9 +180,9 @@ def test_markup_fits_in_a_fresh_process_before_anything_registered_the_fonts():
 
 # --------------------------------------------------------------------------- imposition and tiling
 
-from kitgen.plan.imposition import MARK_GAP, MARK_ZONE, PAGE_MARGIN, Sheet, crop_marks, impose  # noqa: E402
-from kitgen.plan.tiling import BOARD_BORDER, BOARD_TITLE, LABEL_BAND, OVERLAP, alignment_marks, board_layout, tile  # noqa: E402
-from kitgen.units import Size, mm, parse_card_size, parse_paper  # noqa: E402
+from kitgen.plan.imposition import crop_marks, impose, MARK_GAP, MARK_ZONE, PAGE_MARGIN, Sheet  # noqa: E402
+from kitgen.plan.tiling import alignment_marks, BOARD_BORDER, board_layout, BOARD_TITLE, LABEL_BAND, OVERLAP, tile  # noqa: E402
+from kitgen.core.units import mm, parse_card_size, parse_paper, Size  # noqa: E402
 
 PAPER_NAMES = ("a4", "letter")
 
@@ -300,7 +300,7 @@ def test_alignment_marks_sit_in_the_middle_of_every_glue_strip():
 # --------------------------------------------------------------------------- planning a kit
 
 from kitgen.load import load_activity  # noqa: E402
-from kitgen.plan.kit import CardRef, Seat, plan_kit  # noqa: E402
+from kitgen.plan.kit import CardRef, plan_kit, Seat  # noqa: E402
 
 KIT_ACTIVITY = """\
 id: planned
@@ -367,8 +367,8 @@ def test_a_kit_plan_prints_every_card_slip_and_mat_for_every_kit_and_seat(tmp_pa
 
 # --------------------------------------------------------------------------- content checks
 
-from kitgen.checks import check_activity  # noqa: E402
-from kitgen.errors import ContentError  # noqa: E402
+from kitgen.check.content import check_activity  # noqa: E402
+from kitgen.core.errors import ContentError  # noqa: E402
 
 CHECKED = """\
 id: checked
@@ -512,7 +512,7 @@ def test_a_card_table_naming_what_does_not_exist_is_a_located_error(tmp_path, ta
 import errno  # noqa: E402
 import os  # noqa: E402
 
-from kitgen.write import write_atomic  # noqa: E402
+from kitgen.core.atomic import write_atomic  # noqa: E402
 
 
 def test_a_rename_that_fails_is_reported_under_the_real_name_and_keeps_the_old_file(tmp_path, monkeypatch):

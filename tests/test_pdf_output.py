@@ -16,8 +16,8 @@ import pytest
 
 from conftest import (ACTIVITY, CONTENT, MM_PER_PT, Box, PageFacts, file_of, page_facts, pdf_files,
                       pdf_reader, pdf_text, pt_to_mm)
-from kitgen.build import BuildOptions, build
-from kitgen.library import Library
+from kitgen.app.build import build, BuildOptions
+from kitgen.load.library import Library
 
 POKER_MM = (63.5, 88.9)
 PAGE_PT = {"a4": (595.276, 841.890), "letter": (612.0, 792.0)}

@@ -14,9 +14,9 @@ import pypdf
 import pytest
 from PIL import Image as PILImage
 
-from kitgen.build import BuildOptions, build
-from kitgen.errors import ContentError
-from kitgen.library import Library
+from kitgen.app.build import build, BuildOptions
+from kitgen.core.errors import ContentError
+from kitgen.load.library import Library
 
 MM = 72 / 25.4
 SVG_BLUE = (0.2, 0.4, 0.6)
@@ -156,7 +156,7 @@ def test_unknown_picture_name_suggests_close_ones(tmp_path: Path):
 
 
 def test_every_bad_picture_is_refused_at_once_located_and_nothing_is_written(tmp_path: Path, monkeypatch):
-    import kitgen.load.images as images
+    import kitgen.pictures.files as images
 
     root = tmp_path / "content"
     root.mkdir()
@@ -232,7 +232,7 @@ def _jpeg_bytes(tmp_path: Path) -> Path:
 
 
 def test_too_many_bytes_is_refused(tmp_path: Path, monkeypatch):
-    import kitgen.load.images as images
+    import kitgen.pictures.files as images
 
     root = tmp_path / "content"
     root.mkdir()

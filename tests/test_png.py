@@ -10,8 +10,8 @@ import pytest
 from pypdf.generic import ContentStream
 from PIL import Image, ImageChops, ImageStat
 
-from kitgen.build import BuildOptions, build
-from kitgen.library import Library
+from kitgen.app.build import build, BuildOptions
+from kitgen.load.library import Library
 from kitgen.load import load_activity
 
 REPO = Path(__file__).resolve().parents[1]

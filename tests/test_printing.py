@@ -24,9 +24,9 @@ from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
 from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, pt_to_mm
-from kitgen.build import BuildOptions, build
+from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
-from kitgen.library import Library
+from kitgen.load.library import Library
 
 PT_PER_MM = 1 / MM_PER_PT
 CARD_MM = (63.5, 88.9)  # poker, the activity's card_size

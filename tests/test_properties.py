@@ -29,13 +29,13 @@ from hypothesis import event as _event
 from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
-from kitgen.build import BuildOptions, build
-from kitgen.checks import check_activity
-from kitgen.errors import ContentError, KitgenError, UsageError
-from kitgen.library import Library
-from kitgen.load import LoadedActivity, load_activity
+from kitgen.app.build import build, BuildOptions
+from kitgen.check.content import check_activity
+from kitgen.core.errors import ContentError, KitgenError, UsageError
+from kitgen.load.library import Library
+from kitgen.load import load_activity, LoadedActivity
 from kitgen.load.model import Activity
-from kitgen.render.fonts import missing_glyphs
+from kitgen.fonts.registry import missing_glyphs
 
 REPO = Path(__file__).resolve().parents[1]
 GROWING = REPO / "content" / "growing-discard.yaml"

@@ -11,7 +11,7 @@ import pypdfium2
 import pytest
 import segno
 
-from kitgen.errors import UnprintableContent
+from kitgen.core.errors import UnprintableContent
 
 from test_fonts import activity, built
 

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 from click.testing import CliRunner
 
-from kitgen.bench import ACTIVITY
+from benchmarks.bench import ACTIVITY
 from kitgen.cli import main
-from kitgen.render.quality import REPORT_FILE, report
+from kitgen.app.report import report, REPORT_FILE
 
 
 def deck(content: Path, name: str, cards: int, words: int = 120) -> Path:

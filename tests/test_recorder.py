@@ -13,10 +13,10 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 
-from kitgen.display import Group, Line, Text
-from kitgen.render.fonts import BOLD, REGULAR, register_fonts
+from kitgen.core.display import Group, Line, Text
+from kitgen.fonts.registry import BOLD, register_fonts, REGULAR
 from kitgen.render.platypus import KeepInFrame, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-from kitgen.backend.recorder import RecordingCanvas, UnrecordedDrawing, record_paragraph
+from kitgen.render.recorder import record_paragraph, RecordingCanvas, UnrecordedDrawing
 
 PAGE = (400.0, 600.0)
 TOLERANCE = 0.01  # points

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from kitgen.build import BuildOptions, build
+from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
-from kitgen.library import Library
+from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.load.model import Activity
-from kitgen.replay import replay, replays
+from kitgen.check.replay import replay, replays
 
 from conftest import CONTENT, file_of, pdf_text
 

@@ -202,7 +202,7 @@ def test_save_to_refreshed_page_in_the_browser(library: Path, browser):
         served.stop()
     print(f"save → refreshed page in the browser: median {statistics.median(walls):.3f} s "
           f"({', '.join(f'{w:.2f}' for w in walls)})")
-    assert statistics.median(walls) < 3  # the target (0.3 s) is measured by python -m kitgen.bench, not asserted
+    assert statistics.median(walls) < 3  # the target (0.3 s) is measured by python -m benchmarks.bench, not asserted
 
 
 def downloaded_pdfs(url: str) -> dict[str, pypdf.PdfReader]:

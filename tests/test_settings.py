@@ -76,7 +76,7 @@ def test_a_mistake_in_the_settings_is_located_and_exits_2(tmp_path):
 
 
 def test_new_in_a_new_folder_writes_a_settings_file_with_every_key_commented(tmp_path, monkeypatch):
-    from kitgen.settings import KEYS
+    from kitgen.app.settings import KEYS
 
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["new", "my-game"])

@@ -13,10 +13,10 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from kitgen.batch import build_library
-from kitgen.build import BuildOptions, build, check
-from kitgen.errors import ContentError
-from kitgen.library import Library
+from kitgen.app.batch import build_library
+from kitgen.app.build import build, BuildOptions, check
+from kitgen.core.errors import ContentError
+from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.load.spreadsheets import read_csv, read_workbook
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from kitgen.build import build
-from kitgen.errors import ContentError
-from kitgen.library import Library
+from kitgen.app.build import build
+from kitgen.core.errors import ContentError
+from kitgen.load.library import Library
 from kitgen.load.loader import load_activity
-from kitgen.results import BuildOptions
+from kitgen.plan.options import BuildOptions
 from test_library import card_pages
 
 ACTIVITY = """id: deck

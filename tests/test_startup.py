@@ -23,7 +23,7 @@ def test_a_fresh_process_defers_only_that_pattern():
     assert printed.split() == ["LazyPattern", "Pattern"]
 
 
-UNNEEDED_FOR_UP_TO_DATE = ("pydantic", "kitgen.load.model", "kitgen.checks", "jinja2", "reportlab.pdfgen",
+UNNEEDED_FOR_UP_TO_DATE = ("pydantic", "kitgen.load.model", "kitgen.check.content", "jinja2", "reportlab.pdfgen",
                            "reportlab.platypus", "kitgen.render.kit")
 
 

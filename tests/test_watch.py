@@ -21,7 +21,7 @@ import pypdf
 import pytest
 
 from conftest import ACTIVITY, CONTENT, kitgen_env
-from kitgen.watch import changed, snapshot, watch
+from kitgen.app.watch import changed, snapshot, watch
 
 LINE_TIMEOUT = 120  # seconds: generous, a slow machine must not make this test flaky
 
@@ -95,13 +95,13 @@ def test_a_save_during_the_first_build_is_not_missed(tmp_path: Path):
 def test_the_files_are_not_scanned_over_and_over_while_nothing_changes(tmp_path: Path, monkeypatch):
     """The operating system says when a file was saved (no polling): a big library costs nothing while idle, and
     a save is noticed at once rather than at the next scan."""
-    import kitgen.watch
+    import kitgen.app.watch
 
     for number in range(20):
         (tmp_path / f"{number}.yaml").write_text("x")
     scans: list[float] = []
-    real_snapshot = kitgen.watch.snapshot
-    monkeypatch.setattr(kitgen.watch, "snapshot", lambda *args, **kwargs: scans.append(1) or real_snapshot(*args, **kwargs))
+    real_snapshot = kitgen.app.watch.snapshot
+    monkeypatch.setattr(kitgen.app.watch, "snapshot", lambda *args, **kwargs: scans.append(1) or real_snapshot(*args, **kwargs))
     source = tmp_path / "0.yaml"
 
     def edit_once_after_idling(files: list[str]) -> None:

@@ -21,11 +21,12 @@ from typing import Callable
 import pytest
 import yaml
 
-import kitgen.write
-from kitgen.build import BuildOptions, build
-from kitgen.inputs import verified_manifest
-from kitgen.library import Library
-from kitgen.write import MANIFEST, write_atomic, write_outputs
+import kitgen.write.kitdir
+from kitgen.app.build import build, BuildOptions
+from kitgen.write.fresh import verified_manifest
+from kitgen.load.library import Library
+from kitgen.write.kitdir import MANIFEST, write_outputs
+from kitgen.core.atomic import write_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 GROWING = REPO / "content" / "growing-discard.yaml"
@@ -61,8 +62,8 @@ def no_cache_on_disk(monkeypatch: pytest.MonkeyPatch) -> None:
 def stepping(wrap: Callable, portable: bool = False, only: tuple[str, ...] | None = None) -> list[tuple]:
     """(owner, name, replacement) for every step, each real call wrapped by `wrap`; with `portable`, the system
     cannot exchange two folders (the two-rename switch is used)."""
-    exchange = (lambda first, second: False) if portable else kitgen.write._exchange
-    patches = [(os, name, wrap(getattr(os, name))) for name in STEPS] + [(kitgen.write, "_exchange", wrap(exchange))]
+    exchange = (lambda first, second: False) if portable else kitgen.write.kitdir._exchange
+    patches = [(os, name, wrap(getattr(os, name))) for name in STEPS] + [(kitgen.write.kitdir, "_exchange", wrap(exchange))]
     return [patch for patch in patches if only is None or patch[1] in only]
 
 
@@ -141,7 +142,7 @@ def test_a_full_disk_keeps_the_old_file_and_names_the_real_one(tmp_path: Path, m
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(kitgen.write.os, "fsync", full)
+    monkeypatch.setattr(kitgen.write.kitdir.os, "fsync", full)
     with pytest.raises(OSError) as caught:
         write_atomic(target, b"new contents")
     assert caught.value.errno == errno.ENOSPC
@@ -155,7 +156,7 @@ def test_a_refused_temporary_file_is_reported_under_the_real_name(tmp_path: Path
     def refuse(dir: str, prefix: str, suffix: str):
         raise PermissionError(errno.EACCES, "Permission denied", os.path.join(dir, prefix + "k2j4h5g6" + suffix))
 
-    monkeypatch.setattr(kitgen.write.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(kitgen.write.kitdir.tempfile, "mkstemp", refuse)
     target = tmp_path / "kit" / "sheets.pdf"
     with pytest.raises(PermissionError) as caught:
         write_outputs(target.parent, [output("sheets.pdf", b"%PDF")], {})

@@ -7,12 +7,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kitgen.errors import ContentError, Problem, UsageError, display_path
+from kitgen.core.errors import ContentError, display_path, Problem, UsageError
 from kitgen.load.model import Activity
-from kitgen.load.problems import dotted, validation_problems
+from kitgen.load.source import dotted
+from kitgen.load.problems import validation_problems
 from kitgen.load.editions import edition_file, edition_languages
 from kitgen.load.spreadsheets import expand_tables, has_tables
-from kitgen.load.yaml_source import SourceMap, read_yaml
+from kitgen.load.yaml_source import read_yaml
+from kitgen.load.source import SourceMap
 
 @dataclass(frozen=True)
 class LoadedActivity:

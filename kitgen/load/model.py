@@ -8,10 +8,10 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValida
                       ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
-from kitgen.plan.imposition import Duplex
-from kitgen.render.style import CutLines
-from kitgen.load.spreadsheets import cards_schema, labels_schema
-from kitgen.units import parse_card_size, parse_length
+from kitgen.core.choices import Duplex
+from kitgen.core.choices import CutLines
+from kitgen.load.table_schema import cards_schema, labels_schema
+from kitgen.core.units import parse_card_size, parse_length
 
 MAX_COUNT = 10_000
 MAX_PLAYERS = 40  # players of one kit: each gets their own sheets
@@ -580,7 +580,7 @@ def generated_cards(generate: Generate, context: dict | None = None) -> list[Car
 
     card = generate.card
     if generate.standard is not None:
-        from kitgen.load.standard_deck import DEFAULT_CARD, catalog, standard_data
+        from kitgen.load.standard_deck import catalog, DEFAULT_CARD, standard_data
 
         context = context or {}
         words = catalog(context.get("language", "en"), tuple(context.get("catalogs", ())))

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import jinja2
 
-from kitgen.budget import BoundedSandbox, Limits
+from kitgen.jinja.budget import BoundedSandbox, Limits
 
 # One card text may loop 100,000 times, make values of 100,000 characters and take 1 s; every placeholder of
 # one activity together (every card of every deck, in `check` and again in a build) 500,000 steps (a
@@ -46,7 +46,7 @@ def expand(text: str, data: Mapping[str, Any]) -> str:
     """`'Price {{ price }}'` with `{'price': 3}` → `'Price 3'`; content cannot reach Python internals.
 
     Plain `{{ name }}` / `{{ a.b }}` placeholders are filled by key lookup; anything else (filters,
-    expressions) is rendered by Jinja's sandbox, under a budget (`kitgen.budget`): work beyond it raises
+    expressions) is rendered by Jinja's sandbox, under a budget (`kitgen.jinja.budget`): work beyond it raises
     BudgetExceeded.
     """
     if "{" not in text:

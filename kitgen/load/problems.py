@@ -7,16 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from kitgen.errors import Problem
-from kitgen.load.yaml_source import Location, SourceMap
-
-
-def dotted(loc: Location) -> str:
-    """('decks', 1, 'cards', 0, 'count') → 'decks[1].cards[0].count'."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
+from kitgen.core.errors import Problem
+from kitgen.load.source import Location, SourceMap
+from kitgen.load.source import dotted
 
 
 def _model_at(root: type[BaseModel], loc: Location) -> type[BaseModel] | None:

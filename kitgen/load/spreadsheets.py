@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kitgen.errors import ContentError, Problem, display_path
-from kitgen.load.yaml_source import Location, SourceMap
+from kitgen.core.errors import ContentError, display_path, Problem
+from kitgen.load.source import Location, SourceMap
+from kitgen.load.source import CellProblem, strip_location
 
 MAX_TABLE_BYTES = 20_000_000
 MAX_ROWS = 10_000
@@ -34,17 +35,6 @@ SPEC_KEYS = {
 }
 DELIMITERS = ",;\t|"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-_PATH_PREFIX = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
-
-
-@dataclass(frozen=True)
-class CellProblem(Problem):
-    """A problem in a spreadsheet cell (or row), named as a spreadsheet user would: file, sheet, cell, column."""
-
-    label: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.label}: {self.message}"
 
 
 def column_letters(number: int) -> str:
@@ -261,7 +251,7 @@ class _Expansion:
 
     def spec(self, value: Any, loc: Location, kind: str) -> tuple[dict[str, Any], Path] | None:
         """The reference's options and the file it names, or None (a problem noted)."""
-        from kitgen.load.problems import dotted
+        from kitgen.load.source import dotted
 
         spec = {"file": value} if isinstance(value, str) else dict(value)
         allowed = SPEC_KEYS[kind]
@@ -312,7 +302,7 @@ class _Expansion:
     # -- a deck's cards
 
     def cards(self, value: Any, loc: Location) -> list[dict[str, Any]] | None:
-        from kitgen.load.problems import dotted
+        from kitgen.load.source import dotted
 
         found = self.spec(value, loc, "cards")
         if found is None:
@@ -427,7 +417,7 @@ class _Expansion:
     # -- a mat's place labels
 
     def labels(self, value: Any, loc: Location) -> list[str] | None:
-        from kitgen.load.problems import dotted
+        from kitgen.load.source import dotted
 
         found = self.spec(value, loc, "labels")
         if found is None:
@@ -498,45 +488,5 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tupl
     return data, expansion.source, sorted(set(expansion.files))
 
 
-def strip_location(message: str) -> str:
-    """'decks[0].cards[3].count: expected ...' → 'expected ...' (the cell already says where)."""
-    return _PATH_PREFIX.sub("", message, count=1)
-
-
 __all__ = ["CellProblem", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
            "column_letters"]
-
-
-_FILE_SCHEMA = {"type": "string", "pattern": r"\.([Cc][Ss][Vv]|[Tt][Ss][Vv]|[Xx][Ll][Ss][XxMm]|[Oo][Dd][Ss])$",
-                "description": "a CSV, XLSX or ODS file in the activity folder"}
-_READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description": "default: the first sheet"},
-                 "encoding": {"type": "string", "description": "CSV only; default: detected"},
-                 "delimiter": {"type": "string", "minLength": 1, "maxLength": 1,
-                               "description": "CSV only; default: detected"}}
-
-
-def _or_table(extra: dict[str, Any]):
-    """A JSON Schema hook: the field's own schema, or a spreadsheet reference (a file name, or `{file: ...}`)."""
-    def hook(schema: dict[str, Any]) -> None:
-        # if/then/else rather than anyOf: a mistake in a list written in YAML is reported at its own place
-        # (decks.0.cards.3.count), not as "not valid under any of the given schemas"
-        own = dict(schema)
-        title, default = own.pop("title", None), own.pop("default", None)
-        schema.clear()
-        schema.update({"if": {"type": "array"}, "then": own,
-                       "else": {"anyOf": [_FILE_SCHEMA, {"type": "object", "required": ["file"],
-                                                         "additionalProperties": False,
-                                                         "properties": {**_READ_OPTIONS, **extra}}]}})
-        if title:
-            schema["title"] = title
-        if default is not None:
-            schema["default"] = default
-    return hook
-
-
-cards_schema = _or_table({
-    "data": {"type": "array", "items": {"type": "string"}, "description": "columns whose values go to the card's data"},
-    "columns": {"type": "object", "additionalProperties": {"type": "string"},
-                "description": "heading → card field (or data.NAME)"},
-    "card": {"type": "object", "description": "fields every card has unless its row gives them"}})
-labels_schema = _or_table({"column": {"type": "string", "description": "default: the first column"}})

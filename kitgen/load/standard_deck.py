@@ -63,7 +63,7 @@ def _words(pgettext: Callable[[str, str], str]) -> tuple[dict[str, str], dict[st
 
 def catalog(language: str, folders: tuple[Path, ...] = ()) -> gettext.NullTranslations:
     """The edition's catalogs; English (the message ids) for a language without one (the build reports that)."""
-    from kitgen.errors import UsageError
+    from kitgen.core.errors import UsageError
     from kitgen.locale import translations
 
     try:

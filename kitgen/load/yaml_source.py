@@ -1,7 +1,6 @@
 """Read YAML safely into plain data, remembering where every value came from."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import os
 import re
 import sys
@@ -11,7 +10,8 @@ from typing import Any
 
 import yaml
 
-from kitgen.errors import ContentError, Problem, display_path
+from kitgen.core.errors import ContentError, display_path, Problem
+from kitgen.load.source import Location, SourceMap
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~20× faster, same marks
 MAX_FILE_BYTES = 2_000_000
@@ -21,46 +21,6 @@ PLAIN_TAGS = {f"tag:yaml.org,2002:{name}" for name in
               ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")}
 STR_TAG = "tag:yaml.org,2002:str"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-
-Location = tuple[Any, ...]  # ('decks', 1, 'cards', 0, 'count')
-Position = tuple[str, int, int]  # file, line, column (1-based)
-
-
-@dataclass
-class SourceMap:
-    """Where each value (by location path) and each mapping key starts in the file (1-based)."""
-
-    file: str
-    values: dict[Location, Position] = field(default_factory=dict)
-    keys: dict[Location, Position] = field(default_factory=dict)
-    cells: dict[Location, str] = field(default_factory=dict)  # values read from a spreadsheet: how to name the cell
-
-    def position(self, loc: Location, *, key: bool = False) -> Position:
-        """The position of `loc`, or of its nearest ancestor that has one."""
-        table = self.keys if key and loc in self.keys else self.values
-        while loc not in table and loc:
-            loc = loc[:-1]
-            table = self.values
-        return table.get(loc, (self.file, 1, 1))
-
-    def problem(self, loc: Location, message: str, *, key: bool = False) -> Problem:
-        loc = tuple(loc)
-        if self.cells:  # a value from a spreadsheet is named by its cell: `animals.csv:14:3 (column 'habitat')`
-            probe = loc
-            while probe and probe not in self.values:
-                probe = probe[:-1]
-            if probe in self.cells:
-                from kitgen.load.spreadsheets import CellProblem, strip_location
-
-                return CellProblem(*self.values[probe], strip_location(message), label=self.cells[probe])
-        return Problem(*self.position(loc, key=key), message)
-
-    def overlaid(self, other: "SourceMap") -> "SourceMap":
-        """Positions of `other` (an edition overlay) where it has them, else ours."""
-        return SourceMap(self.file, {**self.values, **other.values}, {**self.keys, **other.keys},
-                         {**self.cells, **other.cells})
-
-
 
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1

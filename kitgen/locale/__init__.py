@@ -12,7 +12,7 @@ import io
 from functools import lru_cache
 from pathlib import Path
 
-from kitgen.errors import UsageError
+from kitgen.core.errors import UsageError
 
 LOCALE_DIR = Path(__file__).resolve().parent
 DOMAIN = "kitgen"

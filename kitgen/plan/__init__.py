@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Sequence, TypeVar
 
-from kitgen.plan.imposition import (Grid, Rect, Segment, Sheet, back_marks, backs_rotated, crop_marks, cut_guides,
-                                    impose, trim_box)
+from kitgen.plan.imposition import (back_marks, backs_rotated, crop_marks, cut_guides, Grid, impose, Rect, Segment,
+                                    Sheet, trim_box)
 
 __all__ = ["CardSheet", "Grid", "Rect", "Segment", "Sheet", "back_marks", "backs_rotated", "card_sheets", "crop_marks",
            "cut_guides", "impose", "trim_box"]

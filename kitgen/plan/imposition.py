@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
-from kitgen.errors import PlanError
-from kitgen.units import CardSize, PaperSize, mm, to_mm
+from kitgen.core.choices import Duplex
+from kitgen.core.errors import PlanError
+from kitgen.core.units import CardSize, mm, PaperSize, to_mm
 
 PAGE_MARGIN = mm(5)  # nothing is printed closer than this to a page edge
 MARK_GAP = mm(1)  # crop marks stop this far from the art (card + bleed), so they never touch a card
@@ -26,7 +26,6 @@ GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card 
 REG_INSET, REG_SQUARE, REG_LENGTH, REG_THICKNESS, REG_CLEAR = mm(10), mm(5), mm(20), mm(0.5), mm(1.5)
 SIDE_STRIP = mm(3.5)  # side layout: the width of each side strip (ruler along one, words along the other)
 
-Duplex = Literal["long", "short", "none"]
 
 
 @dataclass(frozen=True)
@@ -275,3 +274,16 @@ def back_marks(grid: Grid) -> list[Segment]:
     if grid.sheet.duplex == "short":
         return [Segment(s.x0, page.height - s.y0, s.x1, page.height - s.y1) for s in crop_marks(grid)]
     return [Segment(page.width - s.x0, s.y0, page.width - s.x1, s.y1) for s in crop_marks(grid)]
+
+
+# print-then-cut: Silhouette Studio's "Type 1" registration marks at its default settings (length 20 mm,
+# thickness 0.5 mm, inset 10 mm): a filled square top left, an L top right and bottom left
+def registration_rects(page: PaperSize) -> dict[str, list[Rect]]:
+    """The marks as filled rectangles (PDF coordinates, origin lower left): the square, and each L as two bars."""
+    w, h, inset, length, thick = page.width, page.height, REG_INSET, REG_LENGTH, REG_THICKNESS
+    return {
+        "square": [Rect(inset, h - inset - REG_SQUARE, REG_SQUARE, REG_SQUARE)],
+        "top-right": [Rect(w - inset - length, h - inset - thick, length, thick),
+                      Rect(w - inset - thick, h - inset - length, thick, length)],
+        "bottom-left": [Rect(inset, inset, length, thick), Rect(inset, inset, thick, length)],
+    }

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kitgen.errors import PlanError
+from kitgen.core.errors import PlanError
 from kitgen.load.model import Activity, Board, Slip
-from kitgen.plan import CardSheet, Grid, card_sheets
-from kitgen.plan.imposition import Sheet, impose
-from kitgen.plan.tiling import BoardLayout, Tile, board_layout, tile
-from kitgen.units import PAPER_SIZES, CardSize, PaperSize, parse_card_size
+from kitgen.plan import card_sheets, CardSheet, Grid
+from kitgen.plan.imposition import impose, Sheet
+from kitgen.plan.tiling import board_layout, BoardLayout, tile, Tile
+from kitgen.core.units import CardSize, PAPER_SIZES, PaperSize, parse_card_size
 
 
 @dataclass(frozen=True)

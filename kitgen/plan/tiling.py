@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 
 from kitgen.plan.imposition import PAGE_MARGIN, Rect
-from kitgen.units import PaperSize, Size, mm
+from kitgen.core.units import mm, PaperSize, Size
 
 OVERLAP = mm(12)  # the strip two neighbouring parts share; alignment marks sit in its middle
 LABEL_BAND = mm(8)  # below each part: "mat, part 1 of 2" and the assembly hint

@@ -5,15 +5,16 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Sequence
 
-from kitgen.display import BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, Use, translate
+from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, translate,
+                                 Use)
 from kitgen.plan.imposition import Rect
-from kitgen.plan.tiling import BoardLayout, Tile, alignment_marks
-from kitgen.errors import UnprintableContent
+from kitgen.plan.tiling import alignment_marks, BoardLayout, Tile
+from kitgen.core.errors import UnprintableContent
 from kitgen.render.fit import DoesNotFit, Slot
 from kitgen.render.pictures import fitted_with_emoji, label_with_emoji
-from kitgen.render.fonts import register_fonts
+from kitgen.fonts.registry import register_fonts
 from kitgen.render.markup import inline_markup
-from kitgen.units import PaperSize, mm
+from kitgen.core.units import mm, PaperSize
 
 MARK_RADIUS = mm(2.5)
 SEAM_CLEARANCE = mm(3)  # between a sentence and the glue strip it must not cross

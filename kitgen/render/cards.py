@@ -8,26 +8,31 @@ from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Callable, Hashable, Mapping, Sequence
 
-from kitgen.display import (BLACK, WHITE, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, Text,
-                            Use, rotate_half_turn, translate)
-from kitgen.errors import BuildError, UnprintableContent
-from kitgen.plan import CardSheet, Grid, Rect, back_marks, backs_rotated, crop_marks, cut_guides, trim_box
-from kitgen.plan.imposition import back_band
-from kitgen.load.images import Picture
-from kitgen.render.cutfile import registration_marks
-from kitgen.render.design_cache import DesignCache, design_key
-from kitgen.render.style import Style
-from kitgen.render.fit import DoesNotFit, Slot, label_items
-from kitgen.render.fonts import REGULAR, register_fonts, regular, string_width
+from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, rotate_half_turn,
+                                 Stroke, Text, translate, Use, WHITE)
+from kitgen.core.errors import BuildError, UnprintableContent
+from kitgen.plan import back_marks, backs_rotated, CardSheet, crop_marks, cut_guides, Grid, Rect, trim_box
+from kitgen.plan.imposition import back_band, registration_rects
+from kitgen.pictures.files import Picture
+from kitgen.render.design_cache import design_key, DesignCache
+from kitgen.core.style import Style
+from kitgen.render.fit import DoesNotFit, label_items, Slot
+from kitgen.fonts.registry import register_fonts, REGULAR, regular, string_width
 from kitgen.render.markup import inline_markup, parse_xml, plain_text
 from kitgen.render.pictures import fitted_with_emoji, label_with_emoji, placed
-from kitgen.render.quality import MIN_CONTRAST, contrast_on_white, note
-from kitgen.units import INCH, mm
+from kitgen.render.quality import contrast_on_white, MIN_CONTRAST, note
+from kitgen.core.units import INCH, mm, PaperSize
 
 SAFE_INSET = mm(3)  # text stays this far inside the cut line
 FRAME_INSET = mm(2)
 GREY = (0.35, 0.35, 0.35)
 PATTERN_GREY = 0.72
+
+
+def registration_marks(page: PaperSize) -> list[Item]:
+    """The marks, printed in black ink alone."""
+    return [Box(r.x, r.y, r.width, r.height, None, BLACK) for rects in registration_rects(page).values()
+            for r in rects]
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Callable
 
-from kitgen.cache import Shelf, code_digest
-from kitgen.display import Group, Item, Text
+from kitgen.core.cache import code_digest, Shelf
+from kitgen.core.display import Group, Item, Text
 from kitgen.render.quality import collecting, note
 
 

@@ -5,16 +5,17 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from kitgen.display import Document, Group
-from kitgen.errors import BuildError
-from kitgen.render.fonts import drawn_as_pictures, missing_glyphs, register_fonts
-from kitgen.render.fonts import bold, regular
+from kitgen.core.display import Document, Group
+from kitgen.core.errors import BuildError
+from kitgen.fonts.registry import drawn_as_pictures, missing_glyphs, register_fonts
+from kitgen.fonts.registry import bold, regular
 from kitgen.render.markup import inline_markup, plain_text
-from kitgen.render.pictures import EMOJI_SCALE, emoji_picture, emoji_runs, placed
+from kitgen.render.pictures import EMOJI_SCALE, placed
+from kitgen.pictures.emoji import emoji_picture, emoji_runs
 from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table,
                                     TableStyle)
-from kitgen.backend.recorder import RecordingCanvas
-from kitgen.units import PaperSize, mm, parse_length
+from kitgen.render.recorder import RecordingCanvas
+from kitgen.core.units import mm, PaperSize, parse_length
 
 MARGIN = mm(15)
 BODY_SIZE = 10.5
@@ -24,7 +25,7 @@ LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
 
 @dataclass(frozen=True)
 class RenderedDocument:
-    document: Document  # the pages as display lists; kitgen.backend.pdf.write_pdf makes the file
+    document: Document  # the pages as display lists; kitgen.export.pdf.write_pdf makes the file
     pages: int
     text: list[str]  # every paragraph printed, for leak checks
 

@@ -5,9 +5,9 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from kitgen.display import Item, Text
+from kitgen.core.display import Item, Text
 from kitgen.plan import Rect
-from kitgen.render.fonts import bold, regular, register_fonts
+from kitgen.fonts.registry import bold, register_fonts, regular
 from kitgen.render.markup import unescape
 
 MIN_SIZE = 7.0  # points: the smallest type kitgen prints on a card
@@ -168,7 +168,7 @@ def fitted_items(markup: str, slot: Slot, *, valign: str = "middle", origin: str
         return [], 0.0
     if "<" not in markup:
         return plain_items(unescape(markup), slot, valign, origin)  # type: ignore[return-value]
-    from kitgen.backend.recorder import record_paragraph
+    from kitgen.render.recorder import record_paragraph
 
     paragraph = fitted(markup, slot)
     _, height = paragraph.wrap(slot.box.width, slot.box.height)

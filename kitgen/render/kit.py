@@ -10,24 +10,24 @@ from typing import Callable
 
 import jinja2
 
-from kitgen.checks import CheckedKit
-from kitgen.load.images import Picture
+from kitgen.check.content import CheckedKit
+from kitgen.pictures.files import Picture
 from kitgen.load.model import Activity
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
-from kitgen.render.cards import Design, SheetText, render_card_sheets
-from kitgen.render.style import Style
-from kitgen.cache import Shelf
-from kitgen.render.design_cache import TemplateOutputs, document_key
+from kitgen.render.cards import Design, render_card_sheets, SheetText
+from kitgen.core.style import Style
+from kitgen.core.cache import Shelf
+from kitgen.render.design_cache import document_key, TemplateOutputs
 from kitgen.render.markup import render_template
-from kitgen.results import OutputFile, Role
-from kitgen.units import PAPER_SIZES, to_mm
+from kitgen.core.files import OutputFile, Role
+from kitgen.core.units import PAPER_SIZES, to_mm
 
 
 def picture_credits(files: list[OutputFile]) -> str:
     """The credit lines the pictures printed in `files` require (read from what is drawn), joined."""
-    from kitgen.display import Path as Drawn, walk
-    from kitgen.render.pictures import EMOJI_CREDIT, EMOJI_SET
+    from kitgen.core.display import Path as Drawn, walk
+    from kitgen.pictures.emoji import EMOJI_CREDIT, EMOJI_SET
 
     for file in files:
         document = file.document
@@ -68,7 +68,7 @@ class KitRenderer:
 
     def where(self, loc: tuple, what: str) -> str:
         """`file:line:column: decks[0].cards[1] (what)` for error messages about rendered content."""
-        from kitgen.load.problems import dotted
+        from kitgen.load.source import dotted
 
         file, line, column = self.checked.loaded.source.position(loc)
         return f"{file}:{line}:{column}: {dotted(loc)} ({what})"
@@ -127,10 +127,10 @@ class KitRenderer:
     @cached_property
     def pictures(self) -> dict[tuple, Picture]:
         """Every card's and back's picture, found and checked once; every bad one reported at once, located."""
-        from kitgen.errors import ContentError
-        from kitgen.load.images import PictureError, library_root, read_picture
-        from kitgen.load.problems import dotted
-        from kitgen.render.pictures import named_picture
+        from kitgen.core.errors import ContentError
+        from kitgen.pictures.files import library_root, PictureError, read_picture
+        from kitgen.load.source import dotted
+        from kitgen.pictures.emoji import named_picture
 
         loaded = self.checked.loaded
         root = library_root(loaded.path)
@@ -281,7 +281,7 @@ class KitRenderer:
                 "replays": checked.replays}
 
     def render(self) -> list[OutputFile]:
-        from kitgen.render.fonts import family
+        from kitgen.fonts.registry import family
 
         with family(self.style.font):  # every text of every file in the kit's font family
             return self._render()

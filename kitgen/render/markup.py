@@ -14,9 +14,9 @@ import jinja2
 import jinja2.bccache
 from jinja2.sandbox import SecurityError
 
-from kitgen.budget import BoundedSandbox, BudgetExceeded, Limits
-from kitgen.cache import cache_file, keep, recall
-from kitgen.errors import BuildError, UnprintableContent
+from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
+from kitgen.core.cache import cache_file, keep, recall
+from kitgen.core.errors import BuildError, UnprintableContent
 
 INLINE_TAGS = {"b", "i", "br"}
 
@@ -26,7 +26,7 @@ class ContainedLoader(jinja2.FileSystemLoader):
     leaves its folder."""
 
     def get_source(self, environment: jinja2.Environment, template: str):
-        from kitgen.inputs import resolve_template
+        from kitgen.jinja.lookup import resolve_template
 
         resolve_template([Path(folder) for folder in self.searchpath], template)  # raises if it leads out
         return super().get_source(environment, template)
@@ -78,7 +78,7 @@ LIMITS = Limits("template", steps=200_000, chars=20_000_000, value=5_000_000, se
 
 def environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[Path, ...] = ()) -> BoundedSandbox:
     """The one Jinja environment for kitgen's templates: sandboxed (templates may come with content),
-    autoescape, strict undefined, gettext, and a budget (`kitgen.budget`) that starts again here: each
+    autoescape, strict undefined, gettext, and a budget (`kitgen.jinja.budget`) that starts again here: each
     kit's build asks for its environment once."""
     env = _environment(template_dirs, language, catalogs)
     env.ledger.reset()

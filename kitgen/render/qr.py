@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from kitgen.display import Box, Item
-from kitgen.errors import UnprintableContent
+from kitgen.core.display import Box, Item
+from kitgen.core.errors import UnprintableContent
 from kitgen.plan import Rect
-from kitgen.units import mm, to_mm
+from kitgen.core.units import mm, to_mm
 
 MIN_MODULE = mm(0.5)  # the smallest module a phone camera reads reliably from paper at arm's length
 QUIET = 2  # modules of white around the code, inside its place (the paper around it is white too)

@@ -1,0 +1,258 @@
+"""The library API: build one activity into its kit (load → check → plan → render → write)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kitgen.core.errors import ContentError, KitgenError, PlanError, UnprintableContent
+from kitgen.load.library import Library
+from kitgen.load.editions import editions, own_language
+from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
+from kitgen.plan.options import BuildOptions, kits_for_class, ResolvedOptions
+from kitgen.core.files import BuildResult, kit_folder_name, OutputFile, Role
+
+if TYPE_CHECKING:
+    from kitgen.load import LoadedActivity
+
+# The content model (pydantic), the checks and everything that renders are imported when a kit is loaded: a
+# kit that is up to date is told so without them.
+
+
+def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
+    """Load one edition and make sure its id is the one its file name promises."""
+    from kitgen.load import load_activity
+
+    loaded = load_activity(path, language)
+    if loaded.activity.id != activity_id:
+        raise ContentError([loaded.source.problem(("id",), f"id: {loaded.activity.id!r} does not match the file "
+                                                            f"name, expected {activity_id!r}")])
+    return loaded
+
+
+def check(activity_id: str, library: Library | None = None, language: str | None = None) -> None:
+    """Validate every edition of an activity (or the one in `language`) and run its content checks, without
+    rendering; an edition whose language has no catalog fails here as its build would."""
+    from kitgen.check.content import check_activity
+
+    library = library or Library.open()
+    path = library.find(activity_id)
+    for lang in [language] if language else editions(path):
+        loaded = _load(activity_id, path, lang)
+        check_activity(loaded)
+        problem = missing_catalog(loaded.activity.language, library_locale(library.content))
+        if problem:
+            raise ContentError([loaded.source.problem(("language",), problem)])
+
+
+def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
+          language: str | None = None) -> BuildResult:
+    """Build one edition of an activity (its own language unless `language` says otherwise)."""
+    from kitgen.write.fresh import fresh_result
+
+    library = library or Library.open()
+    path = library.find(activity_id)
+    if options.incremental:
+        fresh = fresh_result(path, language or own_language(path), library, options)
+        if fresh is not None:
+            return fresh
+    several = len(editions(path)) > 1
+    return build_loaded(_load(activity_id, path, language), options, library, several_editions=several)
+
+
+def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
+                       library: Library | None = None) -> list[BuildResult]:
+    """Build every language edition of an activity (an incremental build skips it when nothing changed)."""
+    from kitgen.write.fresh import fresh_results
+
+    library = library or Library.open()
+    path = library.find(activity_id)
+    if options.incremental:
+        fresh = fresh_results(path, library, options)
+        if fresh is not None:
+            return fresh
+    languages = editions(path)
+    results, failed = [], []
+    for lang in languages:  # an edition that fails does not stop the others; its error is raised after them
+        try:
+            results.append(build_loaded(_load(activity_id, path, lang), options, library,
+                                        several_editions=len(languages) > 1))
+        except KitgenError as error:
+            failed.append(error)
+    if failed:
+        raise failed[0]
+    return results
+
+
+def _content_field_holding(loaded: LoadedActivity, char: str) -> str | None:
+    """`file:line:column: path` of the first content string that holds `char` (for errors about printed text)."""
+    from kitgen.check.content import content_strings
+    from kitgen.load.source import dotted
+
+    for loc, text in content_strings(loaded.activity):
+        if char in text:
+            return str(loaded.source.problem(loc, dotted(loc)))
+    return None
+
+
+@dataclass
+class RenderedKit:
+    """A kit rendered in memory: every file with its display list and PDF, and the manifest's record."""
+
+    folder: Path
+    files: list[OutputFile]
+    record: dict
+    resolved: ResolvedOptions  # the options it was rendered with
+
+    def result(self) -> BuildResult:
+        files = [replace(f, path=self.folder / f.name) for f in self.files]
+        return BuildResult(self.record["activity"], self.record["language"], self.folder, files,
+                           quality=self.record["quality"], summary=self.record["summary"])
+
+
+def _plan(loaded: LoadedActivity, resolved, size_from_content: bool):
+    """The kit's plan; a size from the content that cannot fit the paper is a located content error."""
+    from kitgen.load.source import dotted
+    from kitgen.plan.kit import plan_kit
+
+    try:
+        return plan_kit(loaded.activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet)
+    except PlanError as error:
+        loc = error.loc or (("card_size",) if size_from_content else None)
+        if loc is None:
+            raise
+        raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
+
+
+def _untranslated_note(language: str, untranslated: list[str]) -> str:
+    shown = "; ".join(repr(text[:40] + ("…" if len(text) > 40 else "")) for text in untranslated[:3])
+    return (f"{len(untranslated)} fixed string(s) have no {language!r} translation and are printed in English: "
+            f"{shown}{' …' if len(untranslated) > 3 else ''} (kitgen translate {language} writes a catalog to fill in)")
+
+
+def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
+               several_editions: bool = False, pdf: bool = True) -> RenderedKit:
+    """Check, plan and render every file of a kit in memory (with `pdf`, through the PDF backend too);
+    nothing is written. A file that would print host-key material or a character no font has is an error."""
+    from kitgen.check.content import check_activity
+    from kitgen.write.fresh import input_record, templates_used
+    from kitgen.render.leaks import host_secrets, leak_problems
+    from kitgen.render.kit import KitRenderer, root_templates
+    from kitgen.render.markup import environment
+    from kitgen.render.quality import collecting, unprintable_problems
+
+    checked = check_activity(loaded)
+    activity = loaded.activity
+    resolved = options.resolve(activity)
+    plan = _plan(loaded, resolved, size_from_content=not options.card_size)
+    stem = kit_folder_name(activity.id, activity.language, several_editions)
+    catalogs = library_locale(library.content)
+    template_dirs = library.template_dirs(loaded.folder)
+    env = environment(tuple(template_dirs), activity.language, catalogs)
+    with collecting() as quality:
+        files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
+                            resolved.style).render()
+    untranslated = missing_strings(activity.language, catalogs)
+    if untranslated:  # printed in English: the catalog says which to fill in
+        quality.append(_untranslated_note(activity.language, untranslated))
+    problems = leak_problems(host_secrets(activity), files, loaded.source)
+    if problems:
+        raise ContentError(problems)
+    unprintable = unprintable_problems(files, lambda char: _content_field_holding(loaded, char))
+    if unprintable:
+        raise UnprintableContent("\n".join(unprintable))
+    if pdf:
+        from kitgen.export.pdf import write_pdf
+
+        files = [replace(f, data=write_pdf(f.document)) for f in files]  # type: ignore[arg-type]
+    summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
+               "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
+    inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
+                          options.recorded(), catalogs)
+    record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
+              "summary": summary}
+    return RenderedKit(options.out_dir / stem, files, record, resolved)
+
+
+def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
+                 several_editions: bool = False) -> BuildResult:
+    """Render every file in memory, and only then write them all."""
+    from kitgen.write.kitdir import write_outputs
+
+    kit = render_kit(loaded, options, library, several_editions=several_editions)
+    write_outputs(kit.folder, kit.files, kit.record)
+    result = kit.result()
+    if options.png_dpi:
+        result.pictures = write_pictures(kit.folder / "png", card_pictures_of(kit.files, options.png_dpi))
+    if options.cutter == "silhouette":  # print-then-cut: the cut file of each card file, beside it
+        result.pictures += write_cut_files(kit.folder, kit.files, kit.resolved)
+    elif options.cutter == "cricut":  # the faces as Print Then Cut pictures, each with its cut SVG, beside them
+        result.pictures += write_cricut_files(kit.folder, kit.files, kit.resolved)
+    return result
+
+
+def write_cricut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:
+    """`<cards file>-cricut-NN.png` and `.svg`: the faces of each card file on Print Then Cut pictures, with
+    their outlines (an earlier build's pictures of that file are removed)."""
+    from kitgen.export.cricut import cricut_files
+    from kitgen.core.atomic import write_atomic
+
+    written = []
+    for file in files:
+        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS):
+            stem = Path(file.name).stem
+            made = cricut_files(file.document, resolved.card.width, resolved.card.height, resolved.sheet.bleed,
+                                resolved.sheet.corner, stem)
+            for old in folder.glob(f"{stem}-cricut-*"):
+                if old.name not in made and old.is_file() and not old.is_symlink():
+                    old.unlink()
+            for name, data in sorted(made.items()):
+                write_atomic(folder / name, data)
+                written.append(folder / name)
+    return written
+
+
+def write_cut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:
+    """`<cards file>-cut.svg`: the card outlines of a full sheet, on the sheet's own coordinates."""
+    from kitgen.plan.imposition import impose
+    from kitgen.export.cutfile import cut_svg
+    from kitgen.core.atomic import write_atomic
+
+    grid = impose(resolved.paper, resolved.card, resolved.sheet)
+    written = []
+    for file in files:
+        if file.role in (Role.CARDS, Role.OPTIONAL_CARDS):
+            path = folder / f"{Path(file.name).stem}-cut.svg"
+            write_atomic(path, cut_svg(grid, resolved.sheet.corner, Path(file.name).stem).encode("utf-8"))
+            written.append(path)
+    return written
+
+
+def card_pictures_of(files: list[OutputFile], dpi: int) -> dict[str, bytes]:
+    """A PNG of every card design (faces, backs, slips) of the kit's card files."""
+    from kitgen.export.png import card_pictures
+
+    pictures: dict[str, bytes] = {}
+    for file in files:
+        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS):
+            pictures.update(card_pictures(file.document, dpi))
+    return pictures
+
+
+def write_pictures(folder: Path, pictures: dict[str, bytes]) -> list[Path]:
+    """Write the pictures into `folder` (each file atomically) and remove the PNGs an earlier build left there."""
+    from kitgen.core.atomic import write_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in sorted(pictures.items()):
+        write_atomic(folder / name, data)
+        written.append(folder / name)
+    for old in folder.glob("*.png"):
+        if old.name not in pictures and old.is_file() and not old.is_symlink():
+            old.unlink()
+    return written
+
+
+__all__ = ["BuildOptions", "BuildResult", "OutputFile", "RenderedKit", "build", "check", "build_all_editions",
+           "build_loaded", "editions", "kits_for_class", "render_kit"]

@@ -1,0 +1,114 @@
+"""What a command reports: each activity's outcome, the summary table, and the quality report of built kits."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kitgen.core.atomic import write_atomic
+from kitgen.core.errors import describe_os_error
+from kitgen.core.files import BuildResult
+
+
+@dataclass
+class ActivityReport:
+    """The outcome for one activity: its editions' results, or the error that stopped it."""
+
+    activity_id: str
+    results: list[BuildResult] = field(default_factory=list)
+    error: str | None = None
+    exit_code: int = 0
+    thumbnails: dict[str, bytes] = field(default_factory=dict)  # kit folder name → JPEG of its first card sheet
+    failed_editions: dict[str, str] = field(default_factory=dict)  # language → why that edition failed (others built)
+
+    @property
+    def status(self) -> str:
+        if self.error:
+            return "partly built" if self.results and any(not r.skipped for r in self.results) else "failed"
+        return "up to date" if all(r.skipped for r in self.results) else "built"
+
+
+
+def summary_table(reports: list[ActivityReport]) -> str:
+    """A plain-text table: activity, files, pages, sheets of paper and of card stock, status."""
+    rows = [("activity", "files", "pages", "paper", "card stock", "status")]
+    for report in reports:
+        for result in report.results:
+            rows.append((Path(result.folder).name, str(len(result.files)), str(result.pages),
+                         str(result.sheets(False)), str(result.sheets(True)),
+                         "up to date" if result.skipped else "built"))
+        if report.error:  # the activity, or each edition that failed
+            for language in report.failed_editions or {"": ""}:
+                shown = f"{report.activity_id} ({language})" if language else report.activity_id
+                rows.append((shown, "-", "-", "-", "-", "failed"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    statuses = [row[-1] for row in rows[1:]]  # the summary counts the table's rows: one per kit (edition)
+    lines.append(f"{statuses.count('built')} built, {statuses.count('up to date')} up to date, "
+                 f"{statuses.count('failed')} failed")
+    return "\n".join(lines)
+
+
+REPORT_FILE = "quality.txt"  # every note of a kit, one a line, in the kit's folder
+SHOWN = 10  # at most this many notes are listed on the terminal too (none with --quiet)
+
+
+def write_report(folder, notes: list[str]):
+    """Write the kit's notes to `quality.txt` in its folder and return its path; with no notes, remove a file
+    left by an earlier build and return None. The file is not rewritten when it already holds the notes."""
+    path = Path(folder) / REPORT_FILE
+    if not notes:
+        path.unlink(missing_ok=True)
+        return None
+    data = "".join(f"{line}\n" for line in notes).encode()
+    try:
+        if path.read_bytes() == data:
+            return path
+    except OSError:
+        pass
+    write_atomic(path, data)
+    return path
+
+
+def _kinds(notes: list[str]) -> str:
+    shrunk = sum(" shrunk to " in n for n in notes)
+    grey = sum(" hard to read in grayscale" in n for n in notes)
+    parts = [f"{shrunk:,} text{'s' if shrunk != 1 else ''} shrunk below {'their' if shrunk != 1 else 'its'} body size"
+             if shrunk else "", f"{grey:,} colour{'s' if grey != 1 else ''} weak in grayscale" if grey else "",
+             f"{len(notes) - shrunk - grey:,} other" if len(notes) > shrunk + grey else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def report(results, show: int = SHOWN) -> list[str]:
+    """The quality report of built kits (each with `.folder` and `.quality`) as terminal lines: a summary line
+    with the count and where the full list is, and the notes themselves only when there are at most `show`.
+    Writes each kit's list to its folder (`write_report`)."""
+    lines: list[str] = []
+    written: list[tuple[str, int, Path]] = []
+    everything: list[str] = []
+    for result in results:
+        name = Path(result.folder).name
+        try:
+            path = write_report(result.folder, list(result.quality))
+        except OSError as error:
+            lines.append(f"quality report: could not write {Path(result.folder) / REPORT_FILE}: "
+                         f"{describe_os_error(error)}")
+            path, show = None, max(show, len(result.quality))
+        if path is not None:
+            written.append((name, len(result.quality), path))
+        everything += [f"{name}: {n}" for n in result.quality]
+    if not everything:
+        return lines + ["quality report: no text shrunk below its body size, no missing glyphs, "
+                        "no colour too light for grayscale"]
+    count = f"{len(everything):,} note{'s' if len(everything) != 1 else ''}"
+    if len(written) == 1:
+        lines.append(f"quality report: {count} ({_kinds(everything)}), full list in {written[0][2]}")
+    else:
+        lines.append(f"quality report: {count} in {len(written)} kits ({_kinds(everything)}), "
+                     f"each kit's full list in its folder's {REPORT_FILE}")
+        if show:
+            lines += [f"  {name}: {n:,} note{'s' if n != 1 else ''} in {path}" for name, n, path in written[:show]]
+            if len(written) > show:
+                lines.append(f"  … and {len(written) - show} more kits")
+    if len(everything) <= show:
+        lines += [f"  - {line}" for line in everything]
+    return lines

@@ -1,0 +1,464 @@
+"""`kitgen serve`: the library as a local web page that shows each kit's pages and refreshes itself after a save.
+
+One warm process holds the library. A kit is rendered in memory through the library API (`render_kit`), its
+pages rasterised with PDFium on request, and nothing is written to disk: the PDFs are downloaded from memory.
+The operating system's file events (watchfiles) say when a content file or template was saved; the kits that
+were looked at are rendered again at once, and every open page is told over one long-lived response
+(Server-Sent Events) to reload. A page's picture is named by a fingerprint of what is drawn on it, so after
+an edit the browser fetches, and the server rasterises, only the pages that changed.
+
+The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import pickle
+import queue
+import re
+import threading
+import time
+import urllib.parse
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable
+
+from kitgen.core.errors import ContentError, KitgenError
+from kitgen.load.library import Library
+from kitgen.plan.options import BuildOptions
+from kitgen.core.files import Role
+
+PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
+KEPT_KITS = 6  # kits (activity × options) kept rendered and rendered again after a save
+OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
+_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
+_ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
+
+
+@dataclass
+class ShownFile:
+    name: str
+    role: Role
+    pages: int
+    data: bytes
+    fingerprints: list[str]  # one per page: names its picture
+
+
+@dataclass
+class ShownKit:
+    """One activity edition rendered with one set of options, or what went wrong; the last good files stay."""
+
+    activity_id: str
+    query: dict[str, str]
+    files: list[ShownFile] = field(default_factory=list)
+    error: list[dict] | None = None  # [{file, line, column, message, text}] or [{message}]
+    seconds: float = 0.0
+    language: str = ""
+    editions: list[str] = field(default_factory=list)
+    title: str = ""
+
+
+def located(error: BaseException) -> list[dict]:
+    """Each line of an error, with `file`, `line`, `column` and the source line's `text` when it names a place."""
+    if isinstance(error, ContentError):
+        lines = [str(problem) for problem in error.problems]
+    elif isinstance(error, KitgenError):
+        lines = str(error).splitlines() or [type(error).__name__]
+    else:
+        lines = [f"internal error: {type(error).__name__}: {error}"]
+    shown = []
+    for text in lines:
+        match = _LOCATED.match(text)
+        if not match:
+            shown.append({"message": text})
+            continue
+        entry = {"file": match["file"], "line": int(match["line"]), "column": int(match["column"]),
+                 "message": match["message"], "text": ""}
+        try:
+            source = Path(entry["file"]).read_text(encoding="utf-8").splitlines()
+            entry["text"] = source[entry["line"] - 1] if 0 < entry["line"] <= len(source) else ""
+        except (OSError, UnicodeDecodeError):
+            pass
+        shown.append(entry)
+    return shown
+
+
+def page_fingerprints(document) -> list[str]:
+    """A fingerprint of each page's drawing (its items and the forms it places): equal drawings, equal names."""
+    from kitgen.core.display import Use, walk
+
+    prints = []
+    for page in document.pages:
+        used = sorted({item.form for item in walk(page.items, document.forms) if isinstance(item, Use)})
+        drawing = pickle.dumps((page.width, page.height, page.items, [document.forms[name] for name in used]))
+        prints.append(hashlib.sha1(drawing + str(PREVIEW_SCALE).encode()).hexdigest()[:20])
+    return prints
+
+
+class KitServer:
+    """The state behind the page: the library, the kits rendered so far, the pictures, the open event streams."""
+
+    def __init__(self, library: Library, defaults: dict[str, str] | None = None, log: Callable[[str], None] = print,
+                 languages: list[str] | None = None):
+        self.library = library
+        self.defaults = {k: v for k, v in (defaults or {}).items() if v}
+        self.languages = languages or []  # the editions shown first, in this order, where a kit has them
+        self.log = log
+        self.lock = threading.RLock()  # one render or rasterisation at a time (ReportLab and PDFium share state)
+        self.kits: OrderedDict[tuple, ShownKit] = OrderedDict()
+        self.sources: dict[str, tuple[bytes, int]] = {}  # fingerprint → (PDF, page index)
+        self.pictures: dict[str, bytes] = {}  # fingerprint → PNG
+        self.generation = 0
+        self.listeners: list[queue.Queue] = []
+
+    # ------------------------------------------------------------------ rendering
+
+    def options(self, query: dict[str, str]) -> BuildOptions:
+        from kitgen.core.errors import UsageError
+        from kitgen.app.printers import printer_offset
+        from kitgen.core.units import PAPER_SIZES
+
+        paper = (query.get("paper") or "a4").lower()
+        if paper not in PAPER_SIZES:
+            raise UsageError(f"paper must be one of {', '.join(PAPER_SIZES)}, got {paper!r}")
+        class_size = query.get("class_size") or ""
+        if class_size and not (class_size.isdigit() and 1 <= int(class_size) <= 500):
+            raise UsageError(f"class size must be a whole number from 1 to 500, got {class_size!r}")
+        offset = printer_offset(query["printer"]) if query.get("printer") else (0.0, 0.0)
+        return BuildOptions(paper=paper, card_size=query.get("card_size") or None,
+                            class_size=int(class_size) if class_size else None, back_offset_mm=offset)
+
+    def kit(self, activity_id: str, query: dict[str, str]) -> ShownKit:
+        """The kit as last rendered with these options (rendered now if it never was)."""
+        query = {name: query[name] for name in OPTION_NAMES if query.get(name)}
+        key = (activity_id, tuple(sorted(query.items())))
+        with self.lock:
+            if key not in self.kits:
+                self.kits[key] = ShownKit(activity_id, query)
+                self.render(self.kits[key])
+                while len(self.kits) > KEPT_KITS:
+                    self.kits.popitem(last=False)
+            self.kits.move_to_end(key)
+            return self.kits[key]
+
+    def render(self, shown: ShownKit) -> None:
+        from kitgen.app.build import _load, render_kit
+        from kitgen.load.editions import editions, own_language
+
+        start = time.perf_counter()
+        try:
+            path = self.library.find(shown.activity_id)
+            shown.editions = editions(path)
+            preferred = [lang for lang in self.languages if lang in shown.editions]
+            shown.language = shown.query.get("lang") or (preferred[0] if preferred else own_language(path))
+            if shown.language not in shown.editions:
+                from kitgen.core.errors import UsageError
+
+                raise UsageError(f"{shown.activity_id} has no {shown.language!r} edition "
+                                 f"(editions: {', '.join(shown.editions)})")
+            loaded = _load(shown.activity_id, path, shown.language)
+            shown.title = loaded.activity.title
+            kit = render_kit(loaded, self.options(shown.query), self.library,
+                             several_editions=len(shown.editions) > 1, pdf=False)
+            files = self._files(kit.files)
+        except Exception as error:  # shown in the page, with the last good pages under it
+            shown.error = located(error)
+            shown.seconds = time.perf_counter() - start
+            self.log(f"{shown.activity_id}: {shown.error[0].get('message')}")
+            return
+        shown.files, shown.error = files, None
+        shown.seconds = time.perf_counter() - start
+        self._forget_unused()
+
+    def _files(self, rendered) -> list[ShownFile]:
+        """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
+        written again: the backend keeps its bytes, so a small edit rewrites only the files it touches)."""
+        from kitgen.export.pdf import write_pdf
+
+        order = {role: i for i, role in enumerate(_ROLE_ORDER)}
+        files = []
+        for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
+            prints = page_fingerprints(file.document)
+            data = write_pdf(file.document)
+            for index, fingerprint in enumerate(prints):
+                self.sources[fingerprint] = (data, index)
+            files.append(ShownFile(file.name, file.role, file.pages, data, prints))
+        return files
+
+    def _forget_unused(self) -> None:
+        used = {fp for kit in self.kits.values() for file in kit.files for fp in file.fingerprints}
+        for store in (self.sources, self.pictures):
+            for fingerprint in [fp for fp in store if fp not in used]:
+                del store[fingerprint]
+
+    def picture(self, fingerprint: str) -> bytes | None:
+        """The PNG of one page, rasterised the first time it is asked for."""
+        with self.lock:
+            if fingerprint in self.pictures:
+                return self.pictures[fingerprint]
+            if fingerprint not in self.sources:
+                return None
+            import io
+
+            import pypdfium2 as pdfium
+
+            data, index = self.sources[fingerprint]
+            document = pdfium.PdfDocument(data)
+            try:
+                image = document[index].render(scale=PREVIEW_SCALE).to_pil()
+            finally:
+                document.close()
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG", compress_level=1)
+            self.pictures[fingerprint] = buffer.getvalue()
+            return self.pictures[fingerprint]
+
+    def changed(self, paths: list[str]) -> None:
+        """Files were saved: render the kits they belong to again (all of them for a template), then tell the
+        open pages."""
+        with self.lock:
+            start = time.perf_counter()
+            for shown in list(self.kits.values()):
+                if self._affects(shown.activity_id, paths):
+                    self.render(shown)
+            self.generation += 1
+            names = ", ".join(Path(p).name for p in paths[:3]) + (" ..." if len(paths) > 3 else "")
+            self.log(f"changed: {names}; pages refreshed in {time.perf_counter() - start:.2f}s")
+        self.broadcast()
+
+    def _affects(self, activity_id: str, paths: list[str]) -> bool:
+        content = self.library.content.resolve()
+        for path in map(lambda p: Path(p).resolve(), paths):
+            if not path.is_relative_to(content):
+                return True  # a template of the library or kitgen's
+            relative = path.relative_to(content).parts
+            if relative and (relative[0] == activity_id or relative[0].split(".")[0] == activity_id):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ server push
+
+    def broadcast(self) -> None:
+        for listener in list(self.listeners):
+            listener.put(self.generation)
+
+    def watch(self, stop: threading.Event) -> None:
+        """Act on the file system's change events until `stop` is set."""
+        import watchfiles
+
+        from kitgen.app.watch import _ignored
+
+        folders = [str(folder) for folder in [self.library.content, *self.library.template_dirs()]]
+        for changes in watchfiles.watch(*folders, watch_filter=lambda change, path: not _ignored(Path(path).name),
+                                        debounce=400, step=30, stop_event=stop, raise_interrupt=False):
+            self.changed(sorted({path for _change, path in changes}))
+
+    # ------------------------------------------------------------------ pages
+
+    def library_page(self) -> str:
+        from kitgen.load import load_activity
+
+        rows = []
+        for activity_id, path in self.library.activity_files().items():
+            try:
+                title = load_activity(path).activity.title
+            except Exception:  # the kit's page shows the located error
+                title = "(has errors: open it to see where)"
+            link = f"/kit/{urllib.parse.quote(activity_id)}{self._query_string(self.defaults)}"
+            rows.append(f'<li><a href="{html.escape(link)}">{html.escape(activity_id)}</a> — {html.escape(title)}</li>')
+        body = f"<h1>Activity library</h1><p class=where>{html.escape(str(self.library.content))}</p>" \
+               f"<ul class=library>{''.join(rows)}</ul>"
+        return _document("Activity library", body, self.generation)
+
+    def kit_page(self, activity_id: str, query: dict[str, str]) -> str:
+        shown = self.kit(activity_id, {**self.defaults, **query})
+        parts = [f'<p><a href="/">← library</a></p><h1>{html.escape(shown.title or activity_id)}</h1>',
+                 self._options_form(shown)]
+        if shown.error:
+            parts.append('<section class=error id=error><h2>Not rebuilt: the content has errors</h2><ul>')
+            for entry in shown.error:
+                if "file" in entry:
+                    parts.append(f'<li><code class=where>{html.escape(entry["file"])}:{entry["line"]}:'
+                                 f'{entry["column"]}</code>: {html.escape(entry["message"])}'
+                                 f'<pre class=source>{entry["line"]:>4} | {html.escape(entry["text"])}\n'
+                                 f'{" " * (7 + max(entry["column"] - 1, 0))}^</pre></li>')
+                else:
+                    parts.append(f"<li>{html.escape(entry['message'])}</li>")
+            parts.append("</ul>" + ("<p>Below: the last good pages.</p>" if shown.files else "") + "</section>")
+        else:
+            pages = sum(f.pages for f in shown.files)
+            parts.append(f"<p class=status id=status>{pages} pages, rendered in {shown.seconds:.2f} s</p>")
+        query_string = self._query_string(shown.query)
+        for file in shown.files:
+            href = f"/kit/{urllib.parse.quote(activity_id)}/{urllib.parse.quote(file.name)}{query_string}"
+            parts.append(f'<section class=file data-role="{file.role}"><h2>{html.escape(file.role.value.replace("-", " "))} '
+                         f'<small>{html.escape(file.name)}, {file.pages} page{"s" if file.pages != 1 else ""} · '
+                         f'<a href="{html.escape(href)}" download>download PDF</a></small></h2><div class=pages>')
+            for number, fingerprint in enumerate(file.fingerprints, 1):
+                parts.append(f'<img src="/page/{fingerprint}.png" alt="{html.escape(file.name)} page {number}" '
+                             f'title="page {number}" loading="lazy">')
+            parts.append("</div></section>")
+        return _document(shown.title or activity_id, "".join(parts), self.generation)
+
+    def _options_form(self, shown: ShownKit) -> str:
+        from kitgen.app.printers import load_printers
+        from kitgen.core.units import PAPER_SIZES
+
+        def select(name: str, label: str, choices: list[tuple[str, str]]) -> str:
+            current = shown.language if name == "lang" else shown.query.get(name, "")
+            options = "".join(f'<option value="{html.escape(value)}"{" selected" if value == current else ""}>'
+                              f"{html.escape(text)}</option>" for value, text in choices)
+            return f'<label>{label} <select name="{name}" onchange="this.form.submit()">{options}</select></label>'
+
+        try:
+            printers = sorted(load_printers())
+        except KitgenError:
+            printers = []
+        fields = [select("paper", "paper", [(p, p.upper() if p == "a4" else p.title()) for p in PAPER_SIZES]),
+                  select("card_size", "card size", [("", "the activity's")] + [(s, s) for s in
+                                                                              ("poker", "bridge", "mini", "tarot")]),
+                  f'<label>class size <input name="class_size" type="number" min="1" max="500" '
+                  f'value="{html.escape(shown.query.get("class_size", ""))}" placeholder="one kit" '
+                  f'onchange="this.form.submit()"></label>']
+        if len(shown.editions) > 1:
+            fields.insert(0, select("lang", "language", [(lang, lang) for lang in shown.editions]))
+        if printers:
+            fields.append(select("printer", "printer", [("", "no profile")] + [(p, p) for p in printers]))
+        return f'<form class=options method=get>{"".join(fields)}</form>'
+
+    @staticmethod
+    def _query_string(query: dict[str, str]) -> str:
+        kept = {name: query[name] for name in OPTION_NAMES if query.get(name)}
+        return "?" + urllib.parse.urlencode(kept) if kept else ""
+
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+h1{margin:.2em 0} h2{font-size:1.1em;margin:1.2em 0 .4em} small{font-weight:normal;color:#555}
+.options label{margin-right:1.2em} .options input{width:5em} .status{color:#555}
+.pages{display:flex;flex-wrap:wrap;gap:10px}
+.pages img{width:223px;border:1px solid #bbb;box-shadow:0 1px 3px #0002;background:#fff}
+.error{border:2px solid #b00020;background:#fff3f3;padding:.2em 1em;margin:1em 0}
+.error h2{color:#b00020} .source{background:#fff;padding:.4em;margin:.3em 0;overflow-x:auto}
+"""
+
+_SCRIPT = """
+let shown = %d;
+const events = new EventSource('/events');
+events.onmessage = async (event) => {  // a rebuild: the page's new body replaces the old one, in place
+  const generation = Number(event.data);
+  if (generation === shown) return;
+  shown = generation;
+  try {
+    const response = await fetch(location.href, {cache: 'no-store'});
+    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+    for (const script of page.body.querySelectorAll('script')) script.remove();
+    document.body.replaceWith(page.body);
+    document.title = page.title;
+  } catch (error) { location.reload(); }
+};
+"""
+
+
+def _document(title: str, body: str, generation: int) -> str:
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)} · kitgen'
+            f"</title><style>{_STYLE}</style></head><body data-generation=\"{generation}\">{body}"
+            f"<script>{_SCRIPT % generation}</script></body></html>")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_HTTPServer"
+
+    def log_message(self, format: str, *args) -> None:  # the terminal shows rebuilds, not every request
+        return None
+
+    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        kits = self.server.kits
+        url = urllib.parse.urlsplit(self.path)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+        parts = [urllib.parse.unquote(p) for p in url.path.strip("/").split("/") if p]
+        try:
+            if not parts:
+                self._send(200, "text/html; charset=utf-8", kits.library_page().encode())
+            elif parts == ["events"]:
+                self._events()
+            elif len(parts) == 2 and parts[0] == "page" and parts[1].endswith(".png"):
+                picture = kits.picture(parts[1][:-4])
+                if picture is None:
+                    self._send(404, "text/plain", b"no such page (the kit was rebuilt since)")
+                else:
+                    self._send(200, "image/png", picture, cache="max-age=86400, immutable")
+            elif len(parts) == 2 and parts[0] == "kit":
+                self._send(200, "text/html; charset=utf-8", kits.kit_page(parts[1], query).encode())
+            elif len(parts) == 3 and parts[0] == "kit":
+                shown = kits.kit(parts[1], {**kits.defaults, **query})
+                file = next((f for f in shown.files if f.name == parts[2]), None)
+                if file is None:
+                    self._send(404, "text/plain", b"no such file")
+                else:
+                    self._send(200, "application/pdf", file.data)
+            else:
+                self._send(404, "text/plain", b"not found")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _send(self, status: int, kind: str, body: bytes, cache: str = "no-store") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", cache)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _events(self) -> None:
+        """A Server-Sent Events stream: the current generation at once, then one message per rebuild."""
+        kits = self.server.kits
+        listener: queue.Queue = queue.Queue()
+        kits.listeners.append(listener)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(f"retry: 500\ndata: {kits.generation}\n\n".encode())
+            self.wfile.flush()
+            while not self.server.stopping.is_set():
+                try:
+                    generation = listener.get(timeout=10)
+                    message = f"data: {generation}\n\n"
+                except queue.Empty:
+                    message = ": still here\n\n"
+                self.wfile.write(message.encode())
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        finally:
+            kits.listeners.remove(listener)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, kits: KitServer):
+        super().__init__(address, _Handler)
+        self.kits = kits
+        self.stopping = threading.Event()
+
+
+def start(kits: KitServer, port: int = 0) -> tuple[_HTTPServer, threading.Event]:
+    """Listen on 127.0.0.1:`port` (0: a free one) and watch the library, both in threads; returns the server
+    (its `server_address` says the port) and the event that stops the watching."""
+    server = _HTTPServer(("127.0.0.1", port), kits)
+    stop = threading.Event()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+    threading.Thread(target=kits.watch, args=(stop,), daemon=True).start()
+    return server, stop
+
+
+def stop(server: _HTTPServer, watching: threading.Event) -> None:
+    watching.set()
+    server.stopping.set()
+    server.shutdown()
+    server.server_close()

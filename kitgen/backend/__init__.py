@@ -1,1 +1,0 @@
-"""Backends: display lists (`kitgen.display`) → files. `pdf` writes PDF with ReportLab; `png` rasterises it."""

@@ -1,0 +1,294 @@
+"""Content checks that go beyond the schema: references exist, host-key arithmetic follows from card data."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+
+from kitgen.core.errors import ContentError, Problem
+from kitgen.load import LoadedActivity
+from kitgen.load.model import Activity, CardKind, CardTable, HandExample, SetExample
+from kitgen.load.placeholders import expand
+from kitgen.check.replay import data_value, Replay, replay_problems, replays
+
+CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """A worked hand computed from the card data."""
+
+    example: HandExample
+    cards: list[CardKind]
+    total: float
+    bought: CardKind | None
+    price: float | None
+
+    @property
+    def affordable(self) -> bool:
+        return self.price is None or self.total >= self.price
+
+
+def _number(card: CardKind, field: str) -> float | None:
+    value = data_value(card, field)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult | None, list[tuple[tuple, str]]]:
+    """The hand's total and purchase, or the problems (relative location, message) that prevent it."""
+    problems: list[tuple[tuple, str]] = []
+    cards: list[CardKind] = []
+    for index, card_id in enumerate(example.hand):
+        card = activity.card(card_id)
+        if card is None:
+            problems.append((("hand", index), f"no card {card_id!r} in any deck"))
+        elif _number(card, example.sum) is None:
+            problems.append((("hand", index), f"card {card_id!r} has no number {example.sum!r} in its data"))
+        else:
+            cards.append(card)
+    bought = activity.card(example.buys) if example.buys else None
+    price = None
+    if example.buys and bought is None:
+        problems.append((("buys",), f"no card {example.buys!r} in any deck"))
+    elif bought is not None:
+        price = _number(bought, example.price)
+        if price is None:
+            problems.append((("buys",), f"card {example.buys!r} has no number {example.price!r} in its data"))
+    if problems:
+        return None, problems
+    total = sum(_number(card, example.sum) or 0 for card in cards)
+    result = HandResult(example, cards, total, bought, price)
+    if not result.affordable:
+        problems.append((("buys",), f"the hand makes {total:g} {example.unit} but {example.buys} costs "
+                                    f"{price:g}, expected an affordable purchase"))
+    return result, problems
+
+
+def is_color(text: str) -> bool:
+    """A colour kitgen can print: a name it knows or #rrggbb."""
+    import re
+
+    return text.lower() in ("black", "red", "blue", "green") or re.fullmatch(r"#[0-9a-fA-F]{6}", text) is not None
+
+
+def card_texts(card: CardKind) -> dict[str, str]:
+    """The card's printed texts with `{{ field }}` placeholders filled from its data."""
+    texts = {}
+    for field in CARD_TEXT_FIELDS:
+        value = getattr(card, field)
+        if value is not None:
+            texts[field] = expand(value, card.data)
+    return texts
+
+
+@dataclass(frozen=True)
+class TableRow:
+    card: CardKind
+    values: list  # one per field; "" where the card's data has none
+    total: float
+
+
+@dataclass(frozen=True)
+class CheckedKit:
+    """An activity that passed every check, with what the checks computed, for render to print as it is."""
+
+    loaded: LoadedActivity
+    texts: dict[tuple[int, int], dict[str, str]]  # (deck, card) → the card's texts, placeholders filled
+    hands: list[HandResult]  # host_key.examples, in order
+    sets: list[tuple[SetExample, SetResult]]  # host_key.sets, scored
+    tables: list[tuple[CardTable, list[TableRow]]]  # host_key.card_tables, with their rows
+    replays: list[Replay | None]  # host_key.walkthroughs replayed (None: a walkthrough that only tells)
+
+    @property
+    def activity(self) -> Activity:
+        return self.loaded.activity
+
+
+def check_activity(loaded: LoadedActivity) -> CheckedKit:
+    """Every content problem at once, located (raises ContentError when there is any); else what was computed."""
+    activity, source = loaded.activity, loaded.source
+    problems: list[Problem] = []
+    texts: dict[tuple[int, int], dict[str, str]] = {}
+    for d, deck in enumerate(activity.decks):
+        for c, card in enumerate(deck.cards):
+            filled = texts[(d, c)] = {}
+            for field in CARD_TEXT_FIELDS:
+                value = getattr(card, field)
+                if value is None:
+                    continue
+                try:
+                    text = filled[field] = expand(value, card.data)
+                    if field == "color" and not is_color(text):
+                        problems.append(source.problem(("decks", d, "cards", c, field),
+                                                       f"decks[{d}].cards[{c}].color: expected black, red, blue, green "
+                                                       f"or #rrggbb, got {text!r}"))
+                except Exception as error:  # a placeholder that fails: undefined, 1/0, a call, a huge range
+                    loc = ("decks", d, "cards", c, field)
+                    problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {error}; expected "
+                                                        "'{{ name }}' placeholders that name a key of the card's data"))
+    hands = []
+    for e, example in enumerate(activity.host_key.examples):
+        hand, found = evaluate_hand(activity, example)
+        hands.append(hand)
+        for relative, message in found:
+            loc = ("host_key", "examples", e) + relative
+            where = f"host_key.examples[{e}]." + ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in relative)
+            problems.append(source.problem(loc, f"{where.replace('.[', '[')}: {message}"))
+    sets, found = _scored_sets(activity, source)
+    problems += found
+    problems += _script_problems(activity, source)
+    problems += _reference_problems(activity, source)
+    problems += _totals_problems(activity, source)
+    walked = replays(activity)
+    problems += replay_problems(walked, source)
+    if problems:
+        raise ContentError(problems)
+    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked)  # type: ignore[arg-type]
+
+
+def _tables(activity: Activity) -> list[tuple[CardTable, list[TableRow]]]:
+    tables = []
+    for table in activity.host_key.card_tables:
+        rows = []
+        for card in table_cards(activity, table):
+            values = ["" if v is None else v for v in (data_value(card, f.field) for f in table.fields)]
+            rows.append(TableRow(card, values, sum(v for v in values if isinstance(v, (int, float)))))
+        tables.append((table, rows))
+    return tables
+
+
+@dataclass(frozen=True)
+class SetResult:
+    """A scored set computed from the card data and the activity's scoring rule."""
+
+    cards: list[CardKind]
+    points: int
+    reason: str  # "run", "same" or "all"
+
+
+def score_set(activity: Activity, cards: list[CardKind]) -> tuple[SetResult | None, str | None]:
+    """Points of a set under `host_key.scoring`, or why the cards are not a set."""
+    rule = activity.host_key.scoring
+    if rule is None:
+        return None, "the host key has sets but no scoring rule"
+    if len(cards) != rule.size:
+        return None, f"a set has {rule.size} cards, got {len(cards)}"
+    orders = [_number(card, rule.order) for card in cards]
+    if any(order is None for order in orders):
+        return None, f"every card of a set needs a number {rule.order!r} in its data"
+    ordered = sorted(orders)  # type: ignore[type-var]
+    if any(b - a != 1 for a, b in zip(ordered, ordered[1:])):
+        return None, f"{', '.join(c.id for c in cards)} are not consecutive"
+    if rule.bonus_same and len({str(data_value(card, rule.bonus_same)) for card in cards}) == 1:
+        return SetResult(cards, rule.bonus_points, "same"), None
+    if rule.bonus_all and all(data_value(card, rule.bonus_all) for card in cards):
+        return SetResult(cards, rule.bonus_points, "all"), None
+    return SetResult(cards, rule.points, "run"), None
+
+
+def table_cards(activity: Activity, table) -> list[CardKind]:
+    """The card kinds a host-key card table lists: a whole deck or named cards."""
+    if table.deck:
+        deck = next((d for d in activity.decks if d.id == table.deck), None)
+        return list(deck.cards) if deck else []
+    return [card for card in (activity.card(c) for c in table.cards) if card is not None]
+
+
+def content_strings(activity: Activity) -> Iterator[tuple[tuple, str]]:
+    """Every text the content gives, with its place (`("decks", 0, "cards", 2, "text")`)."""
+    def strings(value, loc: tuple) -> Iterator[tuple[tuple, str]]:
+        if isinstance(value, str):
+            yield loc, value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from strings(item, loc + (key,))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from strings(item, loc + (index,))
+
+    return strings(activity.model_dump(exclude_defaults=True), ())
+
+
+def _script_problems(activity: Activity, source) -> list[Problem]:
+    """Text kitgen cannot print truthfully yet (right-to-left scripts), refused where the content says it."""
+    from kitgen.fonts.registry import UNSUPPORTED, unsupported_characters
+
+    problems = []
+    for loc, text in content_strings(activity):
+        found = unsupported_characters(text, pictures=True) if UNSUPPORTED.search(text) else {}
+        if found:
+            shown = ", ".join(f"{char!r} (U+{ord(char):04X})" for char in found)
+            problems.append(_located(source, loc, f"{shown}: {next(iter(found.values()))}"))
+    return problems
+
+
+def _located(source, loc: tuple, message: str) -> Problem:
+    from kitgen.load.source import dotted
+
+    return source.problem(loc, f"{dotted(loc)}: {message}")
+
+
+def _reference_problems(activity: Activity, source) -> list[Problem]:
+    """Cards and decks named in the host key, totals and worked examples must exist."""
+    problems = []
+    key = activity.host_key
+    deck_ids = {deck.id for deck in activity.decks}
+    for w, walk in enumerate(key.walkthroughs):
+        for s, step in enumerate(walk.steps):
+            for c, card_id in enumerate(step.cards):
+                if activity.card(card_id) is None:
+                    problems.append(_located(source, ("host_key", "walkthroughs", w, "steps", s, "cards", c),
+                                             f"no card {card_id!r} in any deck"))
+    for t, table in enumerate(key.card_tables):
+        if table.deck and table.deck not in deck_ids:
+            problems.append(_located(source, ("host_key", "card_tables", t, "deck"),
+                                     f"no deck {table.deck!r}; decks: {', '.join(sorted(deck_ids))}"))
+        for c, card_id in enumerate(table.cards):
+            if activity.card(card_id) is None:
+                problems.append(_located(source, ("host_key", "card_tables", t, "cards", c),
+                                         f"no card {card_id!r} in any deck"))
+    return problems
+
+
+def _scored_sets(activity: Activity, source) -> tuple[list[tuple[SetExample, SetResult]], list[Problem]]:
+    """Each host-key set scored by the activity's rule, and the problems of those that are not sets."""
+    scored, problems = [], []
+    for n, example in enumerate(activity.host_key.sets):
+        cards = []
+        for c, card_id in enumerate(example.cards):
+            card = activity.card(card_id)
+            if card is None:
+                problems.append(_located(source, ("host_key", "sets", n, "cards", c), f"no card {card_id!r} in any deck"))
+            cards.append(card)
+        if None in cards:
+            continue
+        result, why = score_set(activity, cards)  # type: ignore[arg-type]
+        if why:
+            problems.append(_located(source, ("host_key", "sets", n), why))
+        elif example.points is not None and result and result.points != example.points:
+            problems.append(_located(source, ("host_key", "sets", n, "points"),
+                                     f"the scoring rule gives {result.points} point(s), the content says {example.points}"))
+        else:
+            scored.append((example, result))
+    return scored, problems
+
+
+def _totals_problems(activity: Activity, source) -> list[Problem]:
+    totals = activity.totals
+    if totals is None:
+        return []
+    problems = []
+    counted = sum(deck.total for deck in activity.decks if not deck.optional)
+    if totals.cards is not None and counted != totals.cards:
+        problems.append(_located(source, ("totals", "cards"),
+                                 f"the content declares {totals.cards} cards but the decks hold {counted}"))
+    decks = {deck.id: deck for deck in activity.decks}
+    for deck_id, expected in totals.decks.items():
+        if deck_id not in decks:
+            problems.append(_located(source, ("totals", "decks", deck_id), f"no deck {deck_id!r}"))
+        elif decks[deck_id].total != expected:
+            index = list(decks).index(deck_id)
+            problems.append(_located(source, ("decks", index),
+                                     f"deck {deck_id!r} holds {decks[deck_id].total} cards but totals.decks.{deck_id} "
+                                     f"declares {expected}"))
+    return problems

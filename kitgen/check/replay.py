@@ -1,0 +1,199 @@
+"""Walkthroughs replayed: a state of named counts per holder, changed step by step, checked as it goes.
+
+A walkthrough with a `start` (or with steps that change something) is a small simulation: each holder
+(a player, a hand, a pile) holds counts by name (a junk kind, a card id, "cards", "coins"). Every step
+gains, pays, builds and moves, in that order; a payment or a move that would leave a count below zero,
+or a named card taken from a holder that does not have it, is a problem located at the step. Amounts
+given as card ids are read from the card data, so a printed example can never disagree with its cards.
+The functions here are pure: the model in, results and problems out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kitgen.load.model import Activity, CardKind, Step, Walkthrough
+
+Counts = dict[str, int]
+State = dict[str, Counts]  # holder → name → count, both in the order first met
+
+
+def data_value(card: CardKind, field: str) -> object:
+    """A value of the card's data by name; `rank.order` reaches into a generated deck's mapping."""
+    value: object = card.data
+    for part in field.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+@dataclass(frozen=True)
+class StepState:
+    """The state after one step, for printing: holders in order, each with its counts in order."""
+
+    step: Step
+    holders: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
+@dataclass
+class Replay:
+    """A walkthrough's replay: the state after every step that could be replayed, the sums its `end`
+    declares (start, then every change, then the result) and the problems found."""
+
+    walkthrough: Walkthrough
+    start: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    steps: list[StepState] = field(default_factory=list)
+    sums: list[tuple[str, str, list[int], int]] = field(default_factory=list)  # holder, name, terms, result
+    problems: list[tuple[tuple, str]] = field(default_factory=list)  # location relative to the walkthrough
+
+    def label(self, name: str, count: int) -> str:
+        """`2 metal`, `1 Worker`, `0 Workers`: the walkthrough's plural when the count is not 1."""
+        return f"{count} {self.walkthrough.plurals.get(name, name) if count != 1 else name}"
+
+    def line(self, holders: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]) -> str:
+        """`Mia: 2 metal, 0 glass, 1 plastic · pile: 3 cards`, the holders the walkthrough shows."""
+        parts = []
+        for holder, counts in holders:
+            parts.append(f"{holder}: " + ", ".join(self.label(name, n) for name, n in counts) if counts
+                         else f"{holder}: –")
+        return " · ".join(parts)
+
+    def sum_text(self, holder: str, name: str, terms: list[int], result: int) -> str:
+        """`Ana's hand: 7 + 1 − 3 + 3 − 1 = 7 cards`."""
+        written = str(terms[0]) + "".join(f" + {t}" if t > 0 else f" − {-t}" for t in terms[1:])
+        return f"{holder}: {written} = {self.label(name, result)}"
+
+
+def _card_amounts(activity: Activity, card_id: str, fields: dict[str, str]) -> tuple[Counts | None, str | None]:
+    """The counts a card's data gives through a field → count mapping, or why it gives none."""
+
+    card: CardKind | None = activity.card(card_id)
+    if card is None:
+        return None, f"no card {card_id!r} in any deck"
+    amounts: Counts = {}
+    for data_field, count_name in fields.items():
+        value = data_value(card, data_field)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            amounts[count_name] = amounts.get(count_name, 0) + value
+    if not amounts:
+        named = ", ".join(fields) or "none declared"
+        return None, f"card {card_id!r} has no number in its data for these fields ({named})"
+    return amounts, None
+
+
+def _amounts(activity: Activity, given: dict | list, fields: dict[str, str], what: str,
+             where: tuple) -> tuple[list[tuple[Counts, str | None]], list[tuple[tuple, str]]]:
+    """A step's amounts as (counts, card id or None) parts; card ids read through `fields`."""
+    if isinstance(given, dict):
+        return [(dict(given), None)], []
+    parts, problems = [], []
+    for index, card_id in enumerate(given):
+        if not fields:
+            problems.append((where + (index,), f"{card_id!r}: a card id here needs the walkthrough's {what} "
+                                               f"(card data field → count), expected counts such as {{name: 1}}"))
+            continue
+        amounts, why = _card_amounts(activity, card_id, fields)
+        if why:
+            problems.append((where + (index,), why))
+        else:
+            parts.append((amounts, card_id))  # type: ignore[arg-type]
+    return parts, problems
+
+
+def replay(activity: Activity, walk: Walkthrough) -> Replay:
+    """Replay one walkthrough. Stops at the first step that cannot happen (later states would be
+    guesses); every problem is located relative to the walkthrough (`("steps", 2)`, `("end", …)`)."""
+    result = Replay(walk)
+    state: State = {holder: dict(counts) for holder, counts in walk.start.items()}
+    history: dict[tuple[str, str], list[int]] = {(h, n): [c] for h, counts in state.items() for n, c in counts.items()}
+    result.start = _frozen(state, walk)
+    who = next(iter(walk.start), None)
+
+    def change(holder: str, name: str, delta: int) -> None:
+        counts = state.setdefault(holder, {})
+        history.setdefault((holder, name), [counts.get(name, 0)]).append(delta)
+        counts[name] = counts.get(name, 0) + delta
+
+    for s, step in enumerate(walk.steps):
+        if not step.changes and step.who is None:
+            result.steps.append(StepState(step, _frozen(state, walk)))
+            continue
+        who = step.who or who
+        if who is None:
+            result.problems.append((("steps", s), "a step that changes counts needs `who` (or a start state "
+                                                  "whose first holder it acts on)"))
+            return result
+        failed: list[tuple[tuple, str]] = []
+        gains, found = _amounts(activity, step.gain, walk.values, "values", ("steps", s, "gain"))
+        failed += found
+        pays, found = _amounts(activity, step.pay, walk.costs, "costs", ("steps", s, "pay"))
+        failed += found
+        builds, found = _amounts(activity, step.build, walk.costs, "costs", ("steps", s, "build"))
+        failed += found
+        if isinstance(step.move, list):
+            moves = [({card_id: 1}, card_id) for card_id in step.move]
+        else:
+            moves = [(dict(step.move), None)] if step.move else []
+        if moves and not step.to:
+            failed.append((("steps", s, "move"), "a move needs `to`, the holder that receives it"))
+        if failed:
+            result.problems += failed
+            return result
+        for amounts, _card in gains:
+            for name, n in amounts.items():
+                change(who, name, n)
+        for amounts, card_id in [*pays, *builds]:
+            for name, n in amounts.items():
+                have = state.get(who, {}).get(name, 0)
+                if have < n:
+                    result.problems.append((("steps", s), f"{who} pays {result.label(name, n)} but holds {have}"))
+                    return result
+                change(who, name, -n)
+        for card_id in step.build:
+            change(who, card_id, 1)
+        for amounts, card_id in moves:
+            for name, n in amounts.items():
+                have = state.get(who, {}).get(name, 0)
+                if have < n:
+                    if card_id is not None:
+                        message = f"{card_id} is not with {who}, so it cannot move to {step.to}"
+                    else:
+                        message = f"{who} moves {result.label(name, n)} to {step.to} but holds {have}"
+                    result.problems.append((("steps", s), message))
+                    return result
+                change(who, name, -n)
+                change(step.to, name, n)  # type: ignore[arg-type]
+        result.steps.append(StepState(step, _frozen(state, walk)))
+    for holder, counts in walk.end.items():
+        for name, expected in counts.items():
+            got = state.get(holder, {}).get(name, 0)
+            terms = history.get((holder, name), [0])
+            result.sums.append((holder, name, terms, got))
+            if got != expected:
+                result.problems.append((("end", holder, name), f"the steps leave {holder} with "
+                                        f"{result.label(name, got)}, the walkthrough's end says {expected}"))
+    return result
+
+
+def _frozen(state: State, walk: Walkthrough) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    holders = walk.show or list(state)
+    return tuple((h, tuple(state.get(h, {}).items())) for h in holders)
+
+
+def replays(activity: Activity) -> list[Replay | None]:
+    """Every walkthrough's replay, None for those that only tell (no state, no changes)."""
+    return [replay(activity, walk) if walk.replayed else None for walk in activity.host_key.walkthroughs]
+
+
+def replay_problems(replayed: list[Replay | None], source) -> list:
+    """Located problems of every replayed walkthrough: `file:line:col: host_key.walkthroughs[0].steps[2]: …`."""
+    from kitgen.load.source import dotted
+
+    problems = []
+    for w, result in enumerate(replayed):
+        if result is None:
+            continue
+        for relative, message in result.problems:
+            loc = ("host_key", "walkthroughs", w) + relative
+            problems.append(source.problem(loc, f"{dotted(loc)}: {message}"))
+    return problems

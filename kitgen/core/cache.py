@@ -1,0 +1,194 @@
+"""The user's cache folder: what kitgen keeps between runs so that a cold start is quicker.
+
+Compiled templates and parsed font metrics live there, each kind in a folder named with kitgen's version.
+Entries are code or pickled data, so the folder is used only when it belongs to the user alone; anything
+unreadable is ignored and rebuilt. Deleting the folder is always safe.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from functools import lru_cache
+from pathlib import Path
+
+from kitgen import __version__
+
+
+def cache_dir() -> Path | None:
+    """`$KITGEN_CACHE` (`off` keeps nothing), else `$XDG_CACHE_HOME/kitgen`, else `~/.cache/kitgen` (none when
+    there is no home folder to be found)."""
+    setting = os.environ.get("KITGEN_CACHE")
+    if setting == "off":
+        return None
+    if setting:
+        return Path(setting)
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "kitgen"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):  # no $HOME and no entry in the user database: no cache
+        return None
+    return home / ".cache" / "kitgen"
+
+
+@lru_cache(maxsize=8)
+def _private_folder(folder: Path) -> bool:
+    """Create `folder` for this user alone; False when it exists but others could write to it (then it is not
+    used). Checked once per process."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def cache_file(kind: str, name: str) -> Path | None:
+    """`<cache>/<kind>-<kitgen version>/<name>`, or None when there is no cache folder kitgen may use."""
+    base = cache_dir()
+    if base is None or not hasattr(os, "getuid"):
+        return None
+    folder = base / f"{kind}-{__version__}"
+    return folder / name if _private_folder(folder) else None
+
+
+def keep(file: Path | None, data: bytes) -> None:
+    """Store an entry (atomically); a cache that cannot be written costs a recomputation next time, nothing more."""
+    if file is None:
+        return
+    from kitgen.core.atomic import write_atomic
+
+    try:
+        write_atomic(file, data)
+    except OSError:
+        pass
+
+
+def recall(file: Path | None) -> bytes | None:
+    """An entry's bytes, or None when there is none (or it cannot be read)."""
+    try:
+        return file.read_bytes() if file is not None and file.is_file() else None
+    except OSError:
+        return None
+
+
+SHELF_MAGIC = b"kitgen-shelf-1\n"
+_SHELVES: dict[tuple[str, str], dict[bytes, object]] = {}  # what this process last read or kept, by shelf
+MAX_SHELVES_IN_MEMORY = 32
+
+
+DRAWING_CODE = ("__init__.py", "core", "locale", "jinja", "fonts", "pictures", "load", "check", "plan", "render",
+                "export")  # the package's folders whose code decides what a kept drawing looks like
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> bytes:
+    """The digest of this installation's drawing code and fonts (see `digest_of_code`), once per process."""
+    return digest_of_code(Path(__file__).resolve().parents[1])
+
+
+def digest_of_code(package: Path) -> bytes:
+    """A digest of the code that draws and of the fonts: a cached drawing is only reused by the code that drew it
+    (an editable checkout changes without a new version number). The layers above the drawing (write, app, the
+    CLI) are left out, so editing a command keeps every drawing."""
+    import hashlib
+
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    drawing = [path for path in package.rglob("*.py") if path.relative_to(package).parts[0] in DRAWING_CODE]
+    for path in sorted(drawing):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    for path in sorted((package / "fonts").glob("*.ttf")):
+        info = path.stat()
+        digest.update(f"{path.name}:{info.st_size}:{info.st_mtime_ns}".encode())
+    return digest.digest()
+
+
+class Shelf:
+    """Entries addressed by a digest of everything they were made from, so one found is always right.
+
+    A shelf is read once per process (then kept in memory, so `--watch` and `serve` reuse what the last build
+    made) and written back, atomically, with only the entries this build used: it never grows past one kit's
+    worth. A file that is cut short, altered or unreadable is an empty shelf; two builds writing the same
+    shelf leave one of their two complete versions.
+    """
+
+    def __init__(self, kind: str, name: str, kept: bool = True):
+        """`kept=False`: a shelf that finds nothing and keeps nothing (for work that is thrown away, which must not
+        replace what a shelf of the same name holds)."""
+        self.key = (kind, name)
+        self.kept = kept
+        self.file = cache_file(kind, name) if kept else None
+        self.entries = _SHELVES.get(self.key) if kept else {}
+        if self.entries is None:
+            self.entries = _read_shelf(self.file)
+        self.used: dict[bytes, object] = {}
+        self.added = False
+
+    def get(self, key: bytes) -> object | None:
+        """The entry made from `key`: kept by an earlier build, or put by this one (two decks may share a design)."""
+        value = self.used.get(key)
+        if value is None:
+            value = self.entries.get(key)  # type: ignore[union-attr]
+            if value is not None:
+                self.used[key] = value
+        return value
+
+    def put(self, key: bytes, value: object) -> None:
+        self.used[key] = value
+        self.added = True
+
+    def save(self) -> None:
+        """Keep the entries this build used, in memory and (when something changed) in the cache folder."""
+        if not self.kept:
+            return
+        changed = self.added or len(self.used) != len(self.entries)  # type: ignore[arg-type]
+        _SHELVES.pop(self.key, None)
+        while len(_SHELVES) >= MAX_SHELVES_IN_MEMORY:
+            _SHELVES.pop(next(iter(_SHELVES)))
+        _SHELVES[self.key] = self.used
+        if changed and self.file is not None:
+            import hashlib
+            import pickle
+
+            payload = pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL)
+            _replace_quickly(self.file, SHELF_MAGIC + hashlib.blake2b(payload, digest_size=16).digest() + payload)
+
+
+def _replace_quickly(file: Path, data: bytes) -> None:
+    """Write a shelf atomically but without waiting for the disk (no fsync: a shelf a crash cuts short fails its
+    checksum and is ignored); temporary files left by a killed build more than an hour ago are removed."""
+    import tempfile
+    import time
+
+    try:
+        for stale in file.parent.glob(".*.tmp"):
+            if stale.stat().st_mtime < time.time() - 3600:
+                stale.unlink(missing_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, file)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def _read_shelf(file: Path | None) -> dict[bytes, object]:
+    """A shelf's entries from its file; {} for a missing, damaged or foreign file."""
+    import hashlib
+    import pickle
+
+    data = recall(file)
+    if not data or not data.startswith(SHELF_MAGIC):
+        return {}
+    check, payload = data[len(SHELF_MAGIC):len(SHELF_MAGIC) + 16], data[len(SHELF_MAGIC) + 16:]
+    if hashlib.blake2b(payload, digest_size=16).digest() != check:
+        return {}
+    try:
+        entries = pickle.loads(payload)
+    except Exception:  # written by another version of a library it names, or not a shelf at all
+        return {}
+    return entries if isinstance(entries, dict) else {}

@@ -1,0 +1,546 @@
+"""The PDF backend: display lists (`kitgen.core.display`) → PDF bytes, with ReportLab.
+
+This is the only module that relies on ReportLab internals (names starting with `_`), for two fast
+paths a card sheet file needs: text written as PDF operators directly (tens of thousands of short
+lines), and card forms that share one resource dictionary (thousands of forms). `require_tested_reportlab`
+checks, before anything is drawn, that the installed ReportLab is inside the range these were tested
+with and still has what they use; anything else is an error, never a broken file.
+"""
+from __future__ import annotations
+
+import io
+import zlib
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Iterator
+from weakref import WeakKeyDictionary
+
+from reportlab.lib.rl_accel import fp_str
+
+from kitgen.core.cache import Shelf
+from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
+                                 Stroke, Text, Use, walk)
+from kitgen.core.errors import BuildError
+
+TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
+CANVAS_INTERNALS = ("_code", "_formData", "_preamble", "_restartAccumulators", "_doc", "_escape", "_pageCompression",
+                    "pop_state_stack", "_setXObjects", "_extgstate")
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, minor = (text.split(".") + ["0"])[:2]
+    return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+
+
+@lru_cache(maxsize=None)
+def require_tested_reportlab(version: str | None = None) -> None:
+    """Refuse a ReportLab outside the tested range, or one that lacks an internal the fast paths use."""
+    import reportlab
+    from reportlab.pdfbase import pdfdoc
+    from reportlab.pdfgen.canvas import Canvas
+
+    version = version or reportlab.Version
+    low, high = TESTED_REPORTLAB
+    if not low <= _version(version) < high:
+        raise BuildError(f"ReportLab {version} is installed; kitgen's PDF backend is tested with "
+                         f"{low[0]}.{low[1]} up to (not including) {high[0]}.{high[1]}: "
+                         f"pip install 'reportlab>={low[0]}.{low[1]},<{high[0]}.{high[1]}'")
+    scratch = Canvas(io.BytesIO())
+    missing = [name for name in CANVAS_INTERNALS if not hasattr(scratch, name)]
+    missing += [f"pdfdoc.{name}" for name in ("PDFFormXObject", "PDFResourceDictionary") if not hasattr(pdfdoc, name)]
+    if missing:
+        raise BuildError(f"ReportLab {version} lacks what kitgen's PDF backend relies on ({', '.join(missing)})")
+
+
+@contextmanager
+def binary_streams() -> Iterator[None]:
+    """Compressed streams as binary while one file is written (ReportLab's default wraps them in ASCII85,
+    a quarter larger for no gain in a printed file); the process-wide setting is restored afterwards."""
+    from reportlab import rl_config
+
+    before, rl_config.useA85 = rl_config.useA85, 0
+    try:
+        yield
+    finally:
+        rl_config.useA85 = before
+
+
+def write_pdf(document: Document, keep: bool = True) -> bytes:
+    """The PDF of `document`: every page, every form it uses, fonts embedded as subsets.
+
+    A file that draws exactly what it drew in the last build is not written again: its bytes come from the
+    cache (a rebuild after an edit to one file of a kit, in `--watch`, `serve` or a new process, writes only that
+    file's PDF). The key covers every page item, every form (a form with a digest by that digest and its box),
+    the file's settings, kitgen's code and fonts and ReportLab's version, so what is found is the same bytes.
+    A file made only to be rasterised (`keep=False`) is neither looked up nor kept.
+    """
+    require_tested_reportlab()
+    if not keep:
+        return _written(document, kept=False)
+    files = Shelf("files", _shelf_name(document))
+    key = _file_key(document)
+    data = files.get(key)
+    if data is None:
+        data = _written(document, kept=True)
+        files.put(key, data)
+    files.save()
+    return data  # type: ignore[return-value]
+
+
+def _file_key(document: Document) -> bytes:
+    """A digest of everything `_written` reads (text origins included: they do not print, but are cheap to keep)."""
+    import hashlib
+    import pickle
+
+    import reportlab
+
+    from kitgen.core.cache import code_digest
+
+    forms = [(name, (form.digest, form.bbox) if form.digest else form) for name, form in document.forms.items()]
+    drawn = (reportlab.Version, document.title, document.author, document.duplex,
+             [(page.width, page.height, page.boxes, page.items) for page in document.pages], forms)
+    return hashlib.blake2b(code_digest() + pickle.dumps(drawn, protocol=pickle.HIGHEST_PROTOCOL),
+                           digest_size=20).digest()
+
+
+def _written(document: Document, kept: bool) -> bytes:
+    """The PDF itself; with `kept`, the forms' compressed streams are kept for the next build of this file."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    from kitgen.fonts.registry import register_fonts, REGULAR
+
+    register_fonts()
+    with binary_streams():
+        buffer = io.BytesIO()
+        first = document.pages[0] if document.pages else Page(595.2756, 841.8898)
+        # the header names the version of the newest key written: /Duplex is PDF 1.7, /PrintScaling 1.6
+        canvas = Canvas(buffer, pagesize=(first.width, first.height), invariant=1, pageCompression=1,
+                        initialFontName=REGULAR, pdfVersion=(1, 7) if document.duplex else (1, 6))
+        canvas.setTitle(document.title)
+        canvas.setAuthor(document.author)
+        canvas.setCreator("kitgen")
+        canvas.setViewerPreference("PrintScaling", "None")
+        if document.duplex:
+            canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if document.duplex == "short"
+                                       else "DuplexFlipLongEdge")
+        painter = _Painter(canvas, document.forms, Shelf("streams", _shelf_name(document), kept))
+        painter.fix_glyph_codes(document)
+        for page in document.pages:
+            canvas.setPageSize((page.width, page.height))
+            for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
+                canvas.setCropBox(page.boxes.get(name), name=name)
+            painter.state = {}  # every page starts from PDF's default graphics state
+            painter.draw(page.items)
+            canvas.showPage()
+        canvas.save()
+        painter.streams.save()
+    return buffer.getvalue()
+
+
+def _shelf_name(document: Document) -> str:
+    """Where the compressed forms of a file like this one are kept between builds."""
+    import hashlib
+
+    return hashlib.blake2b(document.title.encode(), digest_size=16).hexdigest()
+
+
+@lru_cache(maxsize=1024)
+def _color(color: Color, stroke: bool) -> str:
+    if len(color) == 1:
+        return f"{fp_str(color[0])} {'G' if stroke else 'g'}"
+    return f"{fp_str(*color)} {'RG' if stroke else 'rg'}"
+
+
+@lru_cache(maxsize=4096)
+def _path(kind: str, *args: float) -> str:
+    """A rectangle, rounded rectangle or circle as PDF path operators (ReportLab's own curves)."""
+    from reportlab.pdfgen.pathobject import PDFPathObject
+
+    path = PDFPathObject()
+    getattr(path, kind)(*args)
+    return path.getCode()
+
+
+def _segments(segments) -> str:
+    from reportlab.lib.rl_accel import fp_str
+
+    operators = {"m": "m", "l": "l", "c": "c", "h": "h"}
+    parts = []
+    for segment in segments:
+        kind = segment[0]
+        if kind not in operators:
+            raise BuildError(f"path segment {kind!r}: expected m, l, c or h")
+        parts.append(f"{fp_str(*segment[1:])} {kind}" if len(segment) > 1 else "h")
+    return " ".join(parts)
+
+
+def _bounds(items) -> tuple[float, float, float, float] | None:
+    """A box holding every point of the items (control points included), widened by the widest stroke; None
+    when the items are not all plain shapes."""
+    xs: list[float] = []
+    ys: list[float] = []
+    pen = 0.0
+    for item in walk(items):
+        if isinstance(item, Path):
+            for segment in item.segments:
+                xs += segment[1::2]
+                ys += segment[2::2]
+        elif isinstance(item, (Box, Image)):
+            xs += [item.x, item.x + item.width]
+            ys += [item.y, item.y + item.height]
+        elif isinstance(item, Circle):
+            xs += [item.x - item.radius, item.x + item.radius]
+            ys += [item.y - item.radius, item.y + item.radius]
+        elif isinstance(item, Line):
+            xs += [item.x0, item.x1]
+            ys += [item.y0, item.y1]
+        else:  # text, a nested group or form: no box is sure to hold them, so the group is not shared
+            return None
+        stroke = getattr(item, "stroke", None)
+        pen = max(pen, stroke.width if stroke else 0.0)
+    if not xs:
+        return (0.0, 0.0, 1.0, 1.0)
+    return (min(xs) - pen, min(ys) - pen, max(xs) + pen, max(ys) + pen)
+
+
+@lru_cache(maxsize=256)
+def _stroke_operators(stroke: Stroke) -> tuple[tuple[str, object, str], ...]:
+    """(state key, value, operator) for each part of a stroke's style."""
+    return (("stroke", stroke.color, _color(stroke.color, True)), ("width", stroke.width, f"{fp_str(stroke.width)} w"),
+            ("dash", stroke.dash, f"[{fp_str(*stroke.dash) if stroke.dash else ''}] 0 d"),
+            ("cap", stroke.cap, f"{stroke.cap} J"))
+
+
+_SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
+
+
+class _Painter:
+    """Draws items on a ReportLab canvas, writing a colour, width or dash only when it changes."""
+
+    def __init__(self, canvas, forms: dict[str, Form], streams: Shelf):
+        self.canvas = canvas
+        self.forms = forms
+        self.streams = streams  # a form's compressed content, by its digest and the document's glyph codes
+        self.glyph_codes = b""
+        self.first_subset: dict[str, tuple[frozenset[str], dict[int, str], str]] = {}
+        self.defined: set[str] = set()
+        self.state: dict[str, object] = {}
+        self.shared_resources = None
+        self.codes: dict[Item, str] = {}  # operators of a text or line already written in this file
+        self.shared: dict[tuple, str | None] = {}  # the items of a shared group → the form they are drawn in
+
+    # ---------------------------------------------------------------- state
+    def set(self, key: str, value: object, operator: str) -> None:
+        if self.state.get(key) != value:
+            self.state[key] = value
+            self.canvas.addLiteral(operator)
+
+    def stroke(self, stroke: Stroke) -> None:
+        if self.state.get("stroke style") == stroke:  # the crop marks and ruler strokes come in long runs
+            return
+        for key, value, operator in _stroke_operators(stroke):
+            self.set(key, value, operator)
+        self.state["stroke style"] = stroke
+
+    def fill(self, color: Color) -> None:
+        self.set("fill", color, _color(color, False))
+
+    @contextmanager
+    def saved(self) -> Iterator[None]:
+        state = dict(self.state)
+        self.canvas.addLiteral("q")
+        try:
+            yield
+        finally:
+            self.canvas.addLiteral("Q")
+            self.state = state
+
+    # ---------------------------------------------------------------- items
+    def draw(self, items) -> None:
+        for item in items:
+            DRAW[type(item)](self, item)
+
+    def text(self, item: Text) -> None:
+        # each run in its own q … Q, as ReportLab's text objects were: text extractors (pypdf) take the end of a
+        # saved state as the end of a text, and keep runs that sit far apart from running together
+        code = self.codes.get(item)
+        if code is None:  # the ruler's words and a sheet's labels come back on every page
+            code = self.codes[item] = (f"q {_color(item.color, False)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
+                                       f"{self.shown(item.font, item.size, item.text)} ET Q")
+        self.canvas.addLiteral(code)
+
+    def shown(self, font_name: str, size: float, text: str) -> str:
+        """Show-text operators for `text` (the font's subsets name the glyphs; remembered per file)."""
+        shows = _SHOWN.setdefault(self.canvas, {})
+        key = (font_name, size, text)
+        if key not in shows:
+            quick = self.first_subset.get(font_name)
+            if quick is not None and text and quick[0].issuperset(text):  # one run in the first subset
+                shows[key] = f"{quick[2]} {fp_str(size)} Tf ({text.translate(quick[1])}) Tj"
+                return shows[key]
+            from reportlab.pdfbase.pdfmetrics import getFont
+
+            from kitgen.fonts.registry import font_runs
+
+            doc = self.canvas._doc
+            shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf "
+                                  f"({self.canvas._escape(data)}) Tj"
+                                  for font_name, run in font_runs(font_name, text)  # a font's fallback's characters
+                                  for font in (getFont(font_name),) for subset, data in font.splitString(run, doc))
+        return shows[key]
+
+    def line(self, item: Line) -> None:
+        self.stroke(item.stroke)
+        code = self.codes.get(item)
+        if code is None:  # the ruler's strokes and the crop marks come back on every page
+            code = self.codes[item] = f"{fp_str(item.x0, item.y0)} m {fp_str(item.x1, item.y1)} l S"
+        self.canvas.addLiteral(code)
+
+    def paint(self, code: str, stroke: Stroke | None, fill: Color | None, alpha: float = 1.0) -> None:
+        if stroke is None and fill is None:
+            return
+        if stroke is not None:
+            self.stroke(stroke)
+        if fill is not None:
+            self.fill(fill)
+        operator = "B" if stroke is not None and fill is not None else ("S" if stroke is not None else "f")
+        if alpha < 1.0:
+            with self.saved():
+                self.canvas.setFillAlpha(alpha)
+                self.canvas.addLiteral(f"{code} {operator}")
+        else:
+            self.canvas.addLiteral(f"{code} {operator}")
+
+    def box(self, item: Box) -> None:
+        if item.radius:
+            code = _path("roundRect", item.x, item.y, item.width, item.height, item.radius)
+        else:
+            code = _path("rect", item.x, item.y, item.width, item.height)
+        self.paint(code, item.stroke, item.fill, item.alpha)
+
+    def circle(self, item: Circle) -> None:
+        self.paint(_path("circle", item.x, item.y, item.radius), item.stroke, item.fill)
+
+    def path(self, item: Path) -> None:
+        """A vector outline: its segments as path operators, then stroke, fill (even-odd with `*`) or both."""
+        if item.stroke is None and item.fill is None:
+            return
+        if item.stroke is not None:
+            self.set("join", item.join, f"{item.join} j")
+        code = _segments(item.segments)
+        operator = "B" if item.stroke is not None and item.fill is not None else ("S" if item.stroke else "f")
+        if item.even_odd and item.fill is not None:
+            operator += "*"
+        if item.stroke is not None:
+            self.stroke(item.stroke)
+        if item.fill is not None:
+            self.fill(item.fill)
+        self.canvas.addLiteral(f"{code} {operator}")
+
+    def image(self, item: Image) -> None:
+        from reportlab.lib.utils import ImageReader
+
+        try:
+            picture = ImageReader(io.BytesIO(item.data))
+            self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
+        except Exception as error:  # a picture ReportLab cannot read
+            raise BuildError(f"{item.name or 'image'}: cannot be drawn ({error})") from None
+
+    def group(self, item: Group) -> None:
+        with self.saved():
+            if item.clip is not None:
+                clip = item.clip
+                self.canvas.addLiteral(f"{fp_str(clip.x, clip.y, clip.width, clip.height)} re W n")
+            if item.transform != IDENTITY:
+                self.canvas.addLiteral(f"{fp_str(*item.transform)} cm")
+            name = self.shared_form(item.items) if item.shared else None
+            if name:  # drawn once as a form of its own, placed by reference wherever it comes back
+                self.canvas.doForm(name)
+            else:
+                self.draw(item.items)
+
+    def shared_form(self, items: tuple) -> str | None:
+        """The form that draws `items` (made the first time), or None when they cannot be one."""
+        if items not in self.shared:
+            bounds = _bounds(items)
+            self.shared[items] = f"shared{len(self.shared)}" if bounds else None
+            if bounds:
+                self.define(Form(self.shared[items], bounds, items))  # type: ignore[arg-type]
+        return self.shared[items]
+
+    def use(self, item: Use) -> None:
+        from reportlab.lib.rl_accel import fp_str
+
+        if item.form not in self.defined:
+            self.define(self.forms[item.form])
+        with self.saved():
+            if item.transform != IDENTITY:
+                self.canvas.addLiteral(f"{fp_str(*item.transform)} cm")
+            self.canvas.doForm(item.form)
+
+    # ---------------------------------------------------------------- glyphs
+    def fix_glyph_codes(self, document: Document) -> None:
+        """Give every character the document prints its code in its font's subsets now, in one fixed order
+        (ReportLab numbers them as first drawn), so that a form's content depends on the document's characters
+        alone and not on which forms came first: what lets a form's compressed content be reused."""
+        import hashlib
+
+        from reportlab.pdfbase.pdfmetrics import getFont
+
+        from kitgen.fonts.registry import font_runs
+
+        wanted: dict[str, set[str]] = {}
+        for text in document.distinct_texts():
+            wanted.setdefault(text.font, set()).update(text.text)
+        by_font: dict[str, set[str]] = {}
+        for name, chars in wanted.items():  # a character the font lacks is drawn in its fallback
+            for font_name, run in font_runs(name, "".join(sorted(chars))):
+                by_font.setdefault(font_name, set()).update(run)
+        doc = self.canvas._doc
+        digest = hashlib.blake2b(self.canvas._preamble.encode(), digest_size=16)
+        for font_name in sorted(by_font):
+            chars = "".join(sorted(by_font[font_name]))
+            font = getFont(font_name)
+            font.splitString(chars, doc)
+            font.getSubsetInternalName(0, doc)
+            digest.update(f"{font_name}\0{chars}\0".encode())
+        self.glyph_codes = digest.digest()
+        self.first_subset = {name: table for name in wanted if (table := self.first_subset_table(name))}
+
+    def first_subset_table(self, name: str) -> tuple[frozenset[str], dict[int, str], str] | None:
+        """For text in font `name`: the characters drawn with this font's own glyphs from its first subset, each
+        one's code as escaped in a PDF string, and the subset's font name. Text of these characters alone is
+        encoded by one `str.translate`, to the bytes `splitString` and `escapePDF` would give."""
+        from reportlab.lib.rl_accel import escapePDF
+        from reportlab.pdfbase.pdfmetrics import getFont
+
+        from kitgen.fonts.registry import font_runs
+
+        doc = self.canvas._doc
+        font = getFont(name)
+        if doc not in font.state:  # every character of this font's texts is drawn with its fallback
+            return None
+        state = font.state[doc]
+        table: dict[int, str] = {}
+        for code, number in state.assignments.items():
+            char = chr(code)
+            if number < 256 and font_runs(name, char) == [(name, char)]:
+                table[code] = escapePDF(chr(number))
+        if 32 in table and font_runs(name, "\u00a0") == [(name, "\u00a0")]:
+            table[0xA0] = table[32]  # a no-break space is drawn as a space (as splitString does)
+        return frozenset(map(chr, table)), table, font.getSubsetInternalName(0, doc)
+
+    # ---------------------------------------------------------------- forms
+    def define(self, form: Form) -> None:
+        """Draw a form once. A form of text and lines shares the document's font resources (a sheet file holds
+        thousands), and its compressed content is kept for the next build; one with pictures, transparency or
+        other forms gets resources of its own that name them."""
+        self.defined.add(form.name)
+        key = self.stream_key(form)
+        content = self.streams.get(key) if key else None
+        if content is not None:  # drawn by an earlier build of the same characters: the same bytes
+            self.add_form(form.name, form.bbox, content)  # type: ignore[arg-type]
+            return
+        state, self.state = self.state, {}
+        self.canvas.beginForm(form.name, *form.bbox)
+        self.draw(form.items)
+        own = any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
+                  or (isinstance(item, Group) and item.shared and self.shared.get(item.items))
+                  for item in walk(form.items))
+        content = self.end_form(own)
+        if key and content is not None:
+            self.streams.put(key, content)
+        self.state = state
+
+    def stream_key(self, form: Form) -> bytes:
+        """The form's digest with the document's glyph codes and its box; b"" when the form has no digest."""
+        if not form.digest:
+            return b""
+        import hashlib
+
+        return hashlib.blake2b(form.digest + self.glyph_codes + repr(form.bbox).encode(), digest_size=20).digest()
+
+    def add_form(self, name: str, bbox: tuple[float, float, float, float], content: bytes) -> None:
+        """A form of the shared resources whose compressed content is already made."""
+        canvas = self.canvas
+        form = _card_form_class()(lowerx=bbox[0], lowery=bbox[1], upperx=bbox[2], uppery=bbox[3])
+        form.compression = canvas._pageCompression
+        form.content = content
+        form.Resources = self.shared_resources_reference()
+        canvas._doc.addForm(name, form)
+
+    def shared_resources_reference(self):
+        from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+
+        if self.shared_resources is None:
+            resources = PDFResourceDictionary()
+            resources.basicFonts()
+            self.shared_resources = self.canvas._doc.Reference(resources)
+        return self.shared_resources
+
+    def end_form(self, own_resources: bool) -> bytes | None:
+        """What `canvas.endForm` does, with complete resources: ReportLab's own forms leave out the graphics
+        states (transparency) their content uses. Returns the compressed content of a form of the shared
+        resources (None for one with resources of its own)."""
+        from reportlab import rl_config
+        from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+
+        canvas = self.canvas
+        name, lowerx, lowery, upperx, uppery = canvas._formData
+        form = _card_form_class()(lowerx=lowerx, lowery=lowery, upperx=upperx, uppery=uppery)
+        form.compression = canvas._pageCompression
+        form.setStreamList([canvas._preamble] + canvas._code)
+        content = None
+        if own_resources:
+            resources = PDFResourceDictionary()
+            resources.basicFonts()
+            resources.allProcs()
+            canvas._setXObjects(form)
+            if form.XObjects:
+                resources.XObject = form.XObjects
+            states = canvas._extgstate.getState()
+            if states:
+                resources.ExtGState = states
+            form.Resources = resources
+        else:
+            form.Resources = self.shared_resources_reference()
+            if form.compression and not rl_config.useA85:
+                content = form.content = zlib.compress(form.stream)
+        canvas._doc.addForm(name, form)
+        canvas._restartAccumulators()
+        canvas.pop_state_stack()
+        return content
+
+
+DRAW = {Text: _Painter.text, Line: _Painter.line, Box: _Painter.box, Circle: _Painter.circle, Image: _Painter.image,
+        Path: _Painter.path, Group: _Painter.group, Use: _Painter.use}
+
+
+@lru_cache(maxsize=None)
+def _card_form_class():
+    """A form XObject whose dictionary is written from one template: a sheet file of 2,000 distinct cards
+    holds 2,000 forms, and ReportLab formats each through a dozen generic objects (same bytes, faster)."""
+    from reportlab import rl_config
+    from reportlab.lib.rl_accel import fp_str
+    from reportlab.pdfbase.pdfdoc import PDFFormXObject, format as pdf_format
+
+    class CardForm(PDFFormXObject):
+        content: bytes | None = None  # the compressed stream, when already made
+
+        def format(self, document) -> bytes:
+            if self.content is None and (self.Resources is None or not self.stream or self.Annots
+                                         or rl_config.useA85 or not self.compression):
+                return super().format(document)
+            content = document.encrypt.encode(self.content if self.content is not None
+                                              else zlib.compress(self.stream))
+            return b"".join((
+                b"<<\n/BBox [ ", fp_str(self.lowerx, self.lowery, self.upperx, self.uppery).encode("ascii"),
+                b" ] /Filter [ /FlateDecode ] /FormType 1 /Length ", str(len(content)).encode("ascii"),
+                b" /Matrix [ 1 0 0 1 0 0 ] /Resources ", pdf_format(self.Resources, document),
+                b" \n  /Subtype /Form /Type /XObject\n>>\nstream\n", content, b"endstream\n",
+            ))
+
+    return CardForm
+
+
+__all__ = ["write_pdf", "require_tested_reportlab", "TESTED_REPORTLAB", "Item"]

@@ -1,0 +1,154 @@
+"""The font families kitgen prints with, registered once per process and embedded as subsets.
+
+`standard` is DejaVu Sans (the default: most European alphabets and many symbols); `legible` is Atkinson
+Hyperlegible (for young and dyslexic readers; Latin alphabets only), whose missing characters (★ ♠ → ...) are
+measured and drawn with DejaVu Sans instead. A build picks the family for everything it renders with `family()`;
+`regular()` and `bold()` name the fonts of the family in use.
+"""
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+FONT_DIR = Path(__file__).resolve().parent  # the .ttf files sit beside this module
+REGULAR = "KitSans"
+BOLD = "KitSans-Bold"
+LEGIBLE = "KitLegible"
+LEGIBLE_BOLD = "KitLegible-Bold"
+FAMILIES = {"standard": (REGULAR, BOLD), "legible": (LEGIBLE, LEGIBLE_BOLD)}
+FAMILY_NAMES = {"standard": "DejaVu Sans", "legible": "Atkinson Hyperlegible"}
+_FILES = {REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf",
+          LEGIBLE: "AtkinsonHyperlegible-Regular.ttf", LEGIBLE_BOLD: "AtkinsonHyperlegible-Bold.ttf"}
+FALLBACK = {LEGIBLE: REGULAR, LEGIBLE_BOLD: BOLD}  # a character the first lacks is drawn with the second
+FONT_NAMES = frozenset(_FILES)  # every font a `Text` may name
+
+_family: ContextVar[str] = ContextVar("font_family", default="standard")
+
+
+@contextmanager
+def family(name: str | None) -> Iterator[None]:
+    """Render with the family `name` (`standard` or `legible`; None: standard) while the block runs."""
+    register_family(name or "standard")
+    token = _family.set(name or "standard")
+    try:
+        yield
+    finally:
+        _family.reset(token)
+
+
+def regular() -> str:
+    """The regular font of the family in use."""
+    return FAMILIES[_family.get()][0]
+
+
+def bold() -> str:
+    """The bold font of the family in use."""
+    return FAMILIES[_family.get()][1]
+
+
+def register_fonts() -> None:
+    """Register the standard family with ReportLab (idempotent): render measures text with it, the backend
+    embeds it. The legible family is registered when a build first uses it (`family`)."""
+    register_family("standard")
+
+
+@lru_cache(maxsize=None)
+def register_family(name: str) -> None:
+    """Register one family; a legible font measures each character it lacks with its fallback's width, as the
+    backend draws it."""
+    from reportlab.lib.fonts import addMapping
+    from reportlab.pdfbase import pdfmetrics
+
+    from kitgen.fonts.truetype import truetype_font
+
+    if name != "standard":
+        register_family("standard")  # the fallback
+    regular_name, bold_name = FAMILIES[name]
+    for font in (regular_name, bold_name):
+        pdfmetrics.registerFont(truetype_font(font, FONT_DIR / _FILES[font]))
+        fallback = FALLBACK.get(font)
+        if fallback is not None:
+            face, spare = pdfmetrics.getFont(font).face, pdfmetrics.getFont(fallback).face
+            own = _own_codes(font)
+            face.charWidths = {**{code: width for code, width in spare.charWidths.items() if code not in own},
+                               **face.charWidths}
+    for is_bold, italic, font in ((0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name), (1, 1, bold_name)):
+        addMapping(regular_name, is_bold, italic, font)
+
+
+@lru_cache(maxsize=None)
+def _own_codes(name: str) -> frozenset[int]:
+    """The characters the font file `name` itself has a glyph for."""
+    from reportlab.pdfbase import pdfmetrics
+
+    return frozenset(pdfmetrics.getFont(name).face.charToGlyph)
+
+
+def font_runs(name: str, text: str) -> list[tuple[str, str]]:
+    """`text` in font `name` as (font, run) pieces: the characters the font lacks go to its fallback."""
+    fallback = FALLBACK.get(name)
+    if fallback is None:
+        return [(name, text)]
+    register_family(next(family for family, names in FAMILIES.items() if name in names))
+    own = _own_codes(name)
+    runs: list[tuple[str, str]] = []
+    for char in text:
+        font = name if ord(char) in own or ord(char) not in _own_codes(fallback) else fallback
+        if runs and runs[-1][0] == font:
+            runs[-1] = (font, runs[-1][1] + char)
+        else:
+            runs.append((font, char))
+    return runs
+
+
+@lru_cache(maxsize=None)
+def _covered() -> frozenset[int]:
+    register_fonts()
+    return _own_codes(REGULAR) & _own_codes(BOLD)  # every family falls back to DejaVu Sans
+
+
+def missing_glyphs(text: str) -> list[str]:
+    """Characters of `text` no bundled font can draw (line breaks and spaces are fine)."""
+    covered = _covered()
+    if covered.issuperset(map(ord, text)):
+        return []
+    return sorted({ch for ch in text if ord(ch) not in covered and ch not in "\n\r\t"})
+
+
+def string_width(text: str, font: str, size: float) -> float:
+    """The advance width of `text` in points."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    register_fonts()
+    return stringWidth(text, font, size)
+
+
+# Characters kitgen cannot print truthfully yet: right-to-left scripts (they would come out reversed and
+# unshaped) and anything beyond U+FFFF that is not drawn as a picture (it would print, but the PDF's text layer
+# would name the wrong character for copying and searching).
+_RIGHT_TO_LEFT = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff\U0001e800-\U0001efff"
+RIGHT_TO_LEFT = re.compile(f"[{_RIGHT_TO_LEFT}]")
+UNSUPPORTED = re.compile(f"[{_RIGHT_TO_LEFT}\U00010000-\U0010ffff]")
+
+
+def drawn_as_pictures(text: str) -> list[str]:
+    """Characters of `text` to draw from the picture set when it has them: those no bundled font has, and every
+    character beyond U+FFFF (the fonts draw a few emoji, but a PDF's text layer cannot name them truthfully)."""
+    return sorted(set(missing_glyphs(text)) | {char for char in text if ord(char) > 0xFFFF})
+
+
+def unsupported_characters(text: str, pictures: bool = False) -> dict[str, str]:
+    """Characters of `text` kitgen cannot print truthfully, each with why; with `pictures`, those beyond U+FFFF
+    that print as pictures (emoji) are fine."""
+    found = {}
+    for char in UNSUPPORTED.findall(text):
+        if RIGHT_TO_LEFT.match(char):
+            found[char] = "right-to-left script, which kitgen would print reversed and unshaped; not supported yet"
+        elif not pictures:
+            found[char] = ("beyond U+FFFF: it would print, but copying or searching the PDF would give a wrong "
+                           "character; not supported yet")
+    return found

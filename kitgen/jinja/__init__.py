@@ -1,0 +1,1 @@
+"""Jinja as kitgen runs it: the budgeted sandbox and the template lookup."""

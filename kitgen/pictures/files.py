@@ -1,0 +1,137 @@
+"""Picture files named by content (`image: pictures/fox.png`): found, confined to the library, and checked.
+
+A path is looked up relative to the activity's folder, then in the library's `images/` folder (inside the
+content folder, so it travels with the library). Whatever it names must resolve inside the library: an
+absolute path, `..` out of it or a symlink that leads out is refused, and so are a missing or unreadable
+file, a file that is not the picture its name says, and a picture too large to print sensibly.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+KINDS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".svg": "svg"}
+MAX_BYTES = 20 * 1024 * 1024  # one picture file
+MAX_PIXELS = 40_000_000  # width × height of a PNG or JPEG (a 300 dpi A3 poster is about 17 million)
+LIBRARY_IMAGES = "images"
+
+
+class PictureError(Exception):
+    """A picture file that cannot be used; the message says why, without the location (the caller adds it)."""
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A checked picture: its bytes, what it is, and its natural size (pixels, or SVG units) for its shape."""
+
+    kind: str  # "png", "jpeg" or "svg"
+    data: bytes = field(repr=False)
+    name: str  # as the author wrote it (or the emoji's name)
+    width: float
+    height: float
+    credit: str = ""  # who must be credited when it is printed (a picture set's licence), else ""
+
+    @property
+    def aspect(self) -> float:
+        return self.width / self.height if self.height else 1.0
+
+
+def library_root(activity_file: Path) -> Path:
+    """The library folder an activity belongs to: the folder of `<id>.yaml`, or the one above `<id>/activity.yaml`."""
+    folder = activity_file.parent
+    return folder.parent if activity_file.name.startswith("activity.") and activity_file.suffix == ".yaml" else folder
+
+
+def find_picture(reference: str, activity_folder: Path, library: Path) -> Path:
+    """The file `reference` names, confined to `library`; PictureError when there is none or it leads out."""
+    if not reference.strip():
+        raise PictureError("expected a path to a PNG, JPEG or SVG file, got nothing")
+    relative = Path(reference)
+    if relative.is_absolute() or reference.startswith(("~", "\\")):
+        raise PictureError(f"{reference!r} is an absolute path; expected a path relative to the activity's folder "
+                           f"or to the library's {LIBRARY_IMAGES}/ folder")
+    if relative.suffix.lower() not in KINDS:
+        raise PictureError(f"{reference!r}: expected a .png, .jpg, .jpeg or .svg file")
+    root = library.resolve()
+    tried = []
+    for base in (activity_folder, library / LIBRARY_IMAGES):
+        candidate = base / relative
+        tried.append(base)
+        if not (candidate.exists() or candidate.is_symlink()):
+            continue
+        resolved = candidate.resolve()
+        if not resolved.is_relative_to(root):
+            raise PictureError(f"{reference!r} leads outside the library ({root}); refused")
+        if not resolved.is_file():
+            raise PictureError(f"{reference!r} is not a file")
+        return resolved
+    if any(part == ".." for part in relative.parts):
+        outside = [base for base in tried if not (base / relative).resolve().is_relative_to(root)]
+        if outside:
+            raise PictureError(f"{reference!r} leads outside the library ({root}); refused")
+    places = " or ".join(str(base) for base in tried)
+    raise PictureError(f"no picture {reference!r} in {places}")
+
+
+def read_picture(reference: str, activity_folder: Path, library: Path) -> Picture:
+    """Find and check one picture file (PictureError with the reason when it cannot be used)."""
+    path = find_picture(reference, activity_folder, library)
+    try:
+        stat = path.stat()
+    except OSError as error:
+        raise PictureError(f"{reference!r}: {error.strerror or error}") from None
+    if stat.st_size > MAX_BYTES:
+        raise PictureError(f"{reference!r} is {stat.st_size / 1024 / 1024:.1f} MB, expected at most "
+                           f"{MAX_BYTES // 1024 // 1024} MB")
+    return _checked(str(path), stat.st_mtime_ns, stat.st_size, reference)
+
+
+@lru_cache(maxsize=256)
+def _checked(path: str, mtime: int, size: int, reference: str) -> Picture:
+    """Read and check a file once per version of it (a deck of 200 cards names the same picture 200 times)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise PictureError(f"{reference!r} cannot be read: {error.strerror or error}") from None
+    kind = KINDS[Path(path).suffix.lower()]
+    if kind == "svg":
+        width, height = svg_size(data, reference)
+    else:
+        width, height = raster_size(data, kind, reference)
+    return Picture(kind, data, reference, width, height)
+
+
+def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
+    """The pixel size of a PNG or JPEG after decoding it whole (a truncated or mislabelled file is refused)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as picture:
+            if picture.format != kind.upper():
+                raise PictureError(f"{reference!r} is not a {kind.upper()} picture "
+                                   f"({'a ' + picture.format if picture.format else 'unknown'} file)")
+            width, height = picture.size
+            if width * height > MAX_PIXELS:
+                raise PictureError(f"{reference!r} is {width} × {height} pixels, expected at most "
+                                   f"{MAX_PIXELS // 1_000_000} million pixels")
+            picture.load()
+    except PictureError:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:
+        raise PictureError(f"{reference!r} is not a readable {kind.upper()} picture ({error})") from None
+    return width, height
+
+
+def svg_size(data: bytes, reference: str) -> tuple[float, float]:
+    """The drawing size of an SVG file, after parsing it (a file that is not SVG is refused)."""
+    from kitgen.pictures.svg import svg_drawing
+
+    try:
+        drawing = svg_drawing(data)
+    except Exception as error:  # svglib and lxml raise many kinds
+        raise PictureError(f"{reference!r} is not a readable SVG picture ({error})") from None
+    if drawing.width <= 0 or drawing.height <= 0:
+        raise PictureError(f"{reference!r} is an SVG picture without a size (width, height or viewBox)")
+    return float(drawing.width), float(drawing.height)

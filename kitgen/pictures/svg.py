@@ -1,0 +1,147 @@
+"""SVG pictures as display-list paths: a file parsed once, strictly (no entities, no network, no external
+pictures), and walked into `Path` items in the drawing's own units."""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from kitgen.core.display import Color, Item, Path, Stroke
+
+
+def svg_drawing(data: bytes):  # -> reportlab.graphics.shapes.Drawing
+    """A ReportLab drawing of SVG `data`, parsed strictly (a broken file raises instead of half-drawing)."""
+    return _drawing(data)
+
+
+@lru_cache(maxsize=512)
+def _drawing(data: bytes):
+    import logging
+
+    from lxml import etree
+    from svglib.svglib import SvgRenderer
+
+    logging.getLogger("svglib").setLevel(logging.CRITICAL)  # unsupported features are ignored, not shouted
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, remove_comments=True,
+                             remove_pis=True)
+    root = etree.fromstring(data, parser=parser)
+    if not isinstance(root.tag, str) or etree.QName(root).localname != "svg":
+        raise ValueError("the file's root element is not <svg>")
+    for element in list(root.iter()):  # pictures inside the picture could name any file: left out
+        if isinstance(element.tag, str) and etree.QName(element).localname in ("image", "script", "foreignObject"):
+            element.getparent().remove(element)
+    drawing = SvgRenderer("", external_reference_root=None).render(root)
+    if drawing is None:
+        raise ValueError("nothing could be drawn from it")
+    return drawing
+
+
+def _compose(a, b):
+    """The affine matrix applying `b` first, then `a` (PDF order: x' = a·b·x)."""
+    a0, a1, a2, a3, a4, a5 = a
+    b0, b1, b2, b3, b4, b5 = b
+    return (a0 * b0 + a2 * b1, a1 * b0 + a3 * b1, a0 * b2 + a2 * b3, a1 * b2 + a3 * b3,
+            a0 * b4 + a2 * b5 + a4, a1 * b4 + a3 * b5 + a5)
+
+
+def _color(color) -> Color | None:
+    if color is None:
+        return None
+    r, g, b = (round(float(c), 4) for c in (color.red, color.green, color.blue))
+    return (r,) if r == g == b else (r, g, b)
+
+
+KAPPA = 0.5522847498  # control-point distance of a quarter circle drawn as one cubic curve
+
+
+def _ellipse(cx: float, cy: float, rx: float, ry: float) -> list[tuple]:
+    k = KAPPA
+    return [("m", cx + rx, cy),
+            ("c", cx + rx, cy + k * ry, cx + k * rx, cy + ry, cx, cy + ry),
+            ("c", cx - k * rx, cy + ry, cx - rx, cy + k * ry, cx - rx, cy),
+            ("c", cx - rx, cy - k * ry, cx - k * rx, cy - ry, cx, cy - ry),
+            ("c", cx + k * rx, cy - ry, cx + rx, cy - k * ry, cx + rx, cy), ("h",)]
+
+
+def _segments(shape) -> list[tuple] | None:
+    """A shape's outline as move/line/curve/close segments in its own coordinates."""
+    from reportlab.graphics import shapes
+
+    if isinstance(shape, shapes.Path):
+        points, out, i = shape.points, [], 0
+        for op in shape.operators:
+            if op == shapes._MOVETO:
+                out.append(("m", points[i], points[i + 1])); i += 2
+            elif op == shapes._LINETO:
+                out.append(("l", points[i], points[i + 1])); i += 2
+            elif op == shapes._CURVETO:
+                out.append(("c", *points[i:i + 6])); i += 6
+            elif op == shapes._CLOSEPATH:
+                out.append(("h",))
+        return out
+    if isinstance(shape, shapes.Rect):
+        x, y, w, h = shape.x, shape.y, shape.width, shape.height
+        return [("m", x, y), ("l", x + w, y), ("l", x + w, y + h), ("l", x, y + h), ("h",)]
+    if isinstance(shape, shapes.Circle):
+        return _ellipse(shape.cx, shape.cy, shape.r, shape.r)
+    if isinstance(shape, shapes.Ellipse):
+        return _ellipse(shape.cx, shape.cy, shape.rx, shape.ry)
+    if isinstance(shape, (shapes.Polygon, shapes.PolyLine)):
+        p = shape.points
+        out = [("m", p[0], p[1])] + [("l", p[i], p[i + 1]) for i in range(2, len(p) - 1, 2)]
+        return out + [("h",)] if isinstance(shape, shapes.Polygon) else out
+    if isinstance(shape, shapes.Line):
+        return [("m", shape.x1, shape.y1), ("l", shape.x2, shape.y2)]
+    return None
+
+
+def _transformed(segments: list[tuple], m) -> tuple:
+    a, b, c, d, e, f = m
+    out = []
+    for segment in segments:
+        coords = segment[1:]
+        moved = []
+        for j in range(0, len(coords), 2):
+            x, y = coords[j], coords[j + 1]
+            moved += [round(a * x + c * y + e, 3), round(b * x + d * y + f, 3)]
+        out.append((segment[0], *moved))
+    return tuple(out)
+
+
+def _walk(node, matrix, items: list[Item], name: str, line_only: bool) -> None:
+    from reportlab.graphics import shapes
+
+    if isinstance(node, shapes.Group):
+        inner = _compose(matrix, tuple(node.transform)) if getattr(node, "transform", None) else matrix
+        for child in node.contents:
+            _walk(child, inner, items, name, line_only)
+        return
+    segments = _segments(node)
+    if not segments:
+        return  # text and other shapes inside a picture are not drawn
+    fill = None if isinstance(node, (shapes.PolyLine, shapes.Line)) else _color(getattr(node, "fillColor", None))
+    stroke_color = _color(getattr(node, "strokeColor", None))
+    width = getattr(node, "strokeWidth", 1) or 0
+    scale = math.sqrt(abs(matrix[0] * matrix[3] - matrix[1] * matrix[2]))
+    stroke = Stroke(round(width * scale, 3), stroke_color, (), int(getattr(node, "strokeLineCap", 0) or 0)) \
+        if stroke_color is not None and width > 0 else None
+    if line_only:  # black and white: the outlines stay, the colour fills go
+        if stroke is None:
+            return
+        fill = None
+    if stroke is None and fill is None:
+        return
+    items.append(Path(_transformed(segments, matrix), stroke, fill,
+                      even_odd=getattr(node, "fillMode", shapes.FILL_NON_ZERO) == shapes.FILL_EVEN_ODD,
+                      join=int(getattr(node, "strokeLineJoin", 0) or 0), name=name))
+
+
+@lru_cache(maxsize=512)
+@lru_cache(maxsize=256)
+def svg_items(data: bytes, name: str, line_only: bool = False) -> tuple[tuple[Item, ...], float, float]:
+    """The drawing as Path items in its own units (origin lower left), with its width and height."""
+    drawing = _drawing(data)
+    items: list[Item] = []
+    _walk(drawing, (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), items, name, line_only)
+    return tuple(items), float(drawing.width), float(drawing.height)
+
+
