@@ -31,18 +31,15 @@ OPTION_SETS: dict[str, list[str]] = {
 
 
 def digest(path: Path) -> str:
-    """A file's sha256; a manifest's with the absolute paths of kitgen's own files reduced to their names.
+    """A file's sha256; a manifest's with the checkout's own folder written as `<repo>`.
 
-    A manifest records where kitgen's fonts were read from (`/home/.../kitgen/fonts/DejaVuSans.ttf`), which
-    differs between checkouts and moves with the package's layout; everything else in it is compared as it is.
+    A manifest records where the content, templates and fonts were read from (absolute paths), which differ
+    between checkouts; everything else in it is compared as it is.
     """
     if path.name != "manifest.json":
         return hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    files = manifest.get("inputs", {}).get("files", {})
-    manifest["inputs"]["files"] = {(f"kitgen:{Path(k).name}" if Path(k).is_absolute() else k): v
-                                   for k, v in files.items()}
-    return hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
+    text = path.read_text(encoding="utf-8").replace(json.dumps(str(REPO))[1:-1], "<repo>")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def versions() -> dict[str, str]:
