@@ -24,6 +24,7 @@ import yaml
 from conftest import folder_activity, growing_data, write_activity
 from click.testing import CliRunner, Result
 
+import kitgen.core.atomic
 import kitgen.write.kitdir
 from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
@@ -524,7 +525,7 @@ def test_keyboard_interrupt_while_writing_leaves_no_truncated_pdf(tmp_path: Path
     after_ok = snapshot(tmp_path / "fresh" / ACTIVITY)
 
     fake = _InterruptedOs()
-    monkeypatch.setattr(kitgen.write.kitdir, "os", fake)
+    monkeypatch.setattr(kitgen.core.atomic, "os", fake)  # stage() writes every file
     result = run_cli("build", ACTIVITY, "--content", "content", "--out", "out", "--force")
     assert fake.opened == 2, "the interrupt did not happen while writing the second file"
     assert_clean_exit(result, 130)
