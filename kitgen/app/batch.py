@@ -77,7 +77,7 @@ def _merge(activity_id: str, ordered: list[tuple[str | None, ActivityReport]]) -
 def _warm_up(library: Library, languages: set[str]) -> None:
     """Import everything a build uses, register the fonts, compile the library's templates and read the
     catalogs once, before the workers fork and share them."""
-    import pypdfium2  # noqa: F401  (the workers draw the index's thumbnails with PDFium and PIL)
+    import kitgen.export.raster  # noqa: F401  (the workers draw the index's thumbnails with PDFium and PIL)
     from PIL import Image
 
     import kitgen.app.build  # noqa: F401

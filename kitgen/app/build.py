@@ -10,7 +10,7 @@ from kitgen.load.library import Library
 from kitgen.load.editions import editions, own_language
 from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
 from kitgen.plan.options import BuildOptions, kits_for_class, ResolvedOptions
-from kitgen.core.files import BuildResult, kit_folder_name, OutputFile, Role
+from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
 
 if TYPE_CHECKING:
     from kitgen.load import LoadedActivity
@@ -176,82 +176,16 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
 
 def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
                  several_editions: bool = False) -> BuildResult:
-    """Render every file in memory, and only then write them all."""
+    """Render every file in memory, then every exporter's files from them, and only then write them all."""
+    from kitgen.export.registry import artefacts
     from kitgen.write.kitdir import write_outputs
 
     kit = render_kit(loaded, options, library, several_editions=several_editions)
-    write_outputs(kit.folder, kit.files, kit.record)
+    made = artefacts(kit.files, kit.resolved, options)
+    write_outputs(kit.folder, kit.files, kit.record, made)
     result = kit.result()
-    if options.png_dpi:
-        result.pictures = write_pictures(kit.folder / "png", card_pictures_of(kit.files, options.png_dpi))
-    if options.cutter == "silhouette":  # print-then-cut: the cut file of each card file, beside it
-        result.pictures += write_cut_files(kit.folder, kit.files, kit.resolved)
-    elif options.cutter == "cricut":  # the faces as Print Then Cut pictures, each with its cut SVG, beside them
-        result.pictures += write_cricut_files(kit.folder, kit.files, kit.resolved)
+    result.pictures = [kit.folder / name for name in made]
     return result
-
-
-def write_cricut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:
-    """`<cards file>-cricut-NN.png` and `.svg`: the faces of each card file on Print Then Cut pictures, with
-    their outlines (an earlier build's pictures of that file are removed)."""
-    from kitgen.export.cricut import cricut_files
-    from kitgen.core.atomic import write_atomic
-
-    written = []
-    for file in files:
-        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS):
-            stem = Path(file.name).stem
-            made = cricut_files(file.document, resolved.card.width, resolved.card.height, resolved.sheet.bleed,
-                                resolved.sheet.corner, stem)
-            for old in folder.glob(f"{stem}-cricut-*"):
-                if old.name not in made and old.is_file() and not old.is_symlink():
-                    old.unlink()
-            for name, data in sorted(made.items()):
-                write_atomic(folder / name, data)
-                written.append(folder / name)
-    return written
-
-
-def write_cut_files(folder: Path, files: list[OutputFile], resolved) -> list[Path]:
-    """`<cards file>-cut.svg`: the card outlines of a full sheet, on the sheet's own coordinates."""
-    from kitgen.plan.imposition import impose
-    from kitgen.export.cutfile import cut_svg
-    from kitgen.core.atomic import write_atomic
-
-    grid = impose(resolved.paper, resolved.card, resolved.sheet)
-    written = []
-    for file in files:
-        if file.role in (Role.CARDS, Role.OPTIONAL_CARDS):
-            path = folder / f"{Path(file.name).stem}-cut.svg"
-            write_atomic(path, cut_svg(grid, resolved.sheet.corner, Path(file.name).stem).encode("utf-8"))
-            written.append(path)
-    return written
-
-
-def card_pictures_of(files: list[OutputFile], dpi: int) -> dict[str, bytes]:
-    """A PNG of every card design (faces, backs, slips) of the kit's card files."""
-    from kitgen.export.png import card_pictures
-
-    pictures: dict[str, bytes] = {}
-    for file in files:
-        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS):
-            pictures.update(card_pictures(file.document, dpi))
-    return pictures
-
-
-def write_pictures(folder: Path, pictures: dict[str, bytes]) -> list[Path]:
-    """Write the pictures into `folder` (each file atomically) and remove the PNGs an earlier build left there."""
-    from kitgen.core.atomic import write_atomic
-
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, data in sorted(pictures.items()):
-        write_atomic(folder / name, data)
-        written.append(folder / name)
-    for old in folder.glob("*.png"):
-        if old.name not in pictures and old.is_file() and not old.is_symlink():
-            old.unlink()
-    return written
 
 
 __all__ = ["BuildOptions", "BuildResult", "OutputFile", "RenderedKit", "build", "check", "build_all_editions",

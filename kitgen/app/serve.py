@@ -200,19 +200,10 @@ class KitServer:
                 return self.pictures[fingerprint]
             if fingerprint not in self.sources:
                 return None
-            import io
-
-            import pypdfium2 as pdfium
+            from kitgen.export.raster import encoded, page_image
 
             data, index = self.sources[fingerprint]
-            document = pdfium.PdfDocument(data)
-            try:
-                image = document[index].render(scale=PREVIEW_SCALE).to_pil()
-            finally:
-                document.close()
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG", compress_level=1)
-            self.pictures[fingerprint] = buffer.getvalue()
+            self.pictures[fingerprint] = encoded(page_image(data, index, PREVIEW_SCALE), "PNG", compress_level=1)
             return self.pictures[fingerprint]
 
     def changed(self, paths: list[str]) -> None:

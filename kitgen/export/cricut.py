@@ -8,13 +8,18 @@ art on white.
 """
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
+from pathlib import Path
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from kitgen.core.display import Box, Document, Page, translate, Use, WHITE
+from kitgen.core.files import OutputFile
+from kitgen.export.exporter import CARD_FILES, Exporter
+from kitgen.export.pdf import write_pdf
+from kitgen.export.raster import encoded, page_images
 from kitgen.plan.imposition import Rect
+from kitgen.plan.options import BuildOptions, ResolvedOptions
 from kitgen.core.units import INCH, mm
 
 # The largest image Design Space takes for Print Then Cut on Letter or A4 paper: 6.75 × 9.25 in (17.1 × 23.5 cm).
@@ -96,10 +101,6 @@ def cut_svg(grid: CricutLayout, cells: list[Rect], corner: float = 0.0, title: s
 def cricut_files(document: Document, card_width: float, card_height: float, bleed: float, corner: float,
                  stem: str) -> dict[str, bytes]:
     """`{file name: data}`: `<stem>-cricut-01.png` and `<stem>-cricut-01.svg`, … one pair per picture."""
-    import pypdfium2
-
-    from kitgen.export.pdf import write_pdf
-
     placed = list(sheets(document, card_width, card_height, bleed))
     if not placed:
         return {}
@@ -111,18 +112,27 @@ def cricut_files(document: Document, card_width: float, card_height: float, blee
                              None, WHITE))
             items.append(Use(form, translate(rect.x, rect.y)))
         pages.append(Page(grid.width, grid.height, items))
-    pdf = pypdfium2.PdfDocument(write_pdf(Document(document.title, pages, dict(document.forms)), keep=False))
+    pdf = write_pdf(Document(document.title, pages, dict(document.forms)), keep=False)
     files: dict[str, bytes] = {}
-    try:
-        for index, (grid, cards) in enumerate(placed, 1):
-            image = pdf[index - 1].render(scale=DPI / INCH, fill_color=(255, 255, 255, 0)).to_pil()
-            if image.size != grid.pixels:  # PDFium rounds the page size; the picture must be exactly the area
-                image = image.crop((0, 0, *grid.pixels))
-            buffer = io.BytesIO()
-            image.save(buffer, "PNG", dpi=(DPI, DPI))
-            name = f"{stem}-cricut-{index:02d}"
-            files[f"{name}.png"] = buffer.getvalue()
-            files[f"{name}.svg"] = cut_svg(grid, [rect for rect, _ in cards], corner, name).encode("utf-8")
-    finally:
-        pdf.close()
+    pictures = page_images(pdf, DPI / INCH, transparent=True)
+    for index, ((grid, cards), image) in enumerate(zip(placed, pictures), 1):
+        if image.size != grid.pixels:  # PDFium rounds the page size; the picture must be exactly the area
+            image = image.crop((0, 0, *grid.pixels))
+        name = f"{stem}-cricut-{index:02d}"
+        files[f"{name}.png"] = encoded(image, "PNG", dpi=(DPI, DPI))
+        files[f"{name}.svg"] = cut_svg(grid, [rect for rect, _ in cards], corner, name).encode("utf-8")
     return files
+
+
+def kit_cricut_files(files: list[OutputFile], resolved: ResolvedOptions, options: BuildOptions) -> dict[str, bytes]:
+    """`<cards file>-cricut-NN.png` and `.svg`: the faces of each card file on Print Then Cut pictures, with
+    their outlines."""
+    made: dict[str, bytes] = {}
+    for file in files:
+        if file.document is not None and file.role in CARD_FILES:
+            made.update(cricut_files(file.document, resolved.card.width, resolved.card.height, resolved.sheet.bleed,
+                                     resolved.sheet.corner, Path(file.name).stem))
+    return dict(sorted(made.items()))
+
+
+EXPORTER = Exporter("cricut", lambda options: options.cutter == "cricut", kit_cricut_files)

@@ -7,9 +7,13 @@ Studio's registration-mark panel must show the same settings; the print guide sa
 """
 from __future__ import annotations
 
+from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from kitgen.plan.imposition import Grid, Rect, registration_rects
+from kitgen.core.files import OutputFile
+from kitgen.export.exporter import CARD_FILES, Exporter
+from kitgen.plan.imposition import Grid, Rect, impose, registration_rects
+from kitgen.plan.options import BuildOptions, ResolvedOptions
 from kitgen.core.units import to_mm
 
 
@@ -36,3 +40,13 @@ def cut_svg(grid: Grid, corner: float = 0.0, title: str = "") -> str:
             f'height="{to_mm(height):.4f}mm" viewBox="0 0 {page.width:.4f} {height:.4f}">\n'
             f'<title>{quoteattr(title)[1:-1]}</title>\n'
             f'<g id="registration">\n{marks}\n</g>\n<g id="cut">\n{cuts}\n</g>\n</svg>\n')
+
+
+def cut_files(files: list[OutputFile], resolved: ResolvedOptions, options: BuildOptions) -> dict[str, bytes]:
+    """`<cards file>-cut.svg`: the card outlines of a full sheet, on the sheet's own coordinates."""
+    grid = impose(resolved.paper, resolved.card, resolved.sheet)
+    return {f"{Path(file.name).stem}-cut.svg": cut_svg(grid, resolved.sheet.corner, Path(file.name).stem).encode()
+            for file in files if file.role in CARD_FILES}
+
+
+EXPORTER = Exporter("silhouette", lambda options: options.cutter == "silhouette", cut_files)

@@ -8,10 +8,14 @@ with the first (fonts, subsets, curves, clipping).
 """
 from __future__ import annotations
 
-import io
 import re
 
 from kitgen.core.display import Document, Page, translate, Use
+from kitgen.core.files import OutputFile, Role
+from kitgen.export.pdf import write_pdf
+from kitgen.export.exporter import Exporter
+from kitgen.export.raster import encoded, page_images
+from kitgen.plan.options import BuildOptions, ResolvedOptions
 
 MIN_DPI, MAX_DPI = 36, 1200
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -24,26 +28,29 @@ def safe_stem(stem: str) -> str:
 
 def card_pictures(document: Document, dpi: int) -> dict[str, bytes]:
     """`{file name: PNG bytes}` for every form of `document` that names a file of its own."""
-    import pypdfium2
-
-    from kitgen.export.pdf import write_pdf
-
     forms = [form for form in document.forms.values() if form.stem]
     if not forms:
         return {}
     pages = [Page(x1 - x0, y1 - y0, [Use(form.name, translate(-x0, -y0))])
              for form in forms for x0, y0, x1, y1 in [form.bbox]]
-    pdf = pypdfium2.PdfDocument(write_pdf(Document(document.title, pages, dict(document.forms)), keep=False))
+    pdf = write_pdf(Document(document.title, pages, dict(document.forms)), keep=False)
     pictures: dict[str, bytes] = {}
-    try:
-        for index, form in enumerate(forms):
-            image = pdf[index].render(scale=dpi / 72).to_pil()
-            buffer = io.BytesIO()
-            image.save(buffer, "PNG", dpi=(dpi, dpi))
-            name = f"{safe_stem(form.stem)}.png"
-            while name in pictures:  # two ids that differ only in unsafe characters
-                name = f"{name[:-4]}_.png"
-            pictures[name] = buffer.getvalue()
-    finally:
-        pdf.close()
+    for form, image in zip(forms, page_images(pdf, dpi / 72)):
+        name = f"{safe_stem(form.stem)}.png"
+        while name in pictures:  # two ids that differ only in unsafe characters
+            name = f"{name[:-4]}_.png"
+        pictures[name] = encoded(image, "PNG", dpi=(dpi, dpi))
     return pictures
+
+
+def kit_pictures(files: list[OutputFile], resolved: ResolvedOptions, options: BuildOptions) -> dict[str, bytes]:
+    """`png/<design>.png`: a picture of every card design (faces, backs, slips) of the kit's card files."""
+    pictures: dict[str, bytes] = {}
+    for file in files:
+        if file.document is not None and file.role in (Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS):
+            pictures.update(card_pictures(file.document, options.png_dpi or 300))
+    return {f"{PNG_FOLDER}/{name}": data for name, data in sorted(pictures.items())}
+
+
+PNG_FOLDER = "png"
+EXPORTER = Exporter("png", lambda options: bool(options.png_dpi), kit_pictures)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kitgen.jinja.lookup import resolve_template
 from kitgen.fonts.registry import FONT_DIR
-from kitgen.write.kitdir import MANIFEST, remove_leftovers_beside, UNFINISHED
+from kitgen.write.kitdir import artefact_name_ok, MANIFEST, remove_leftovers_beside, UNFINISHED
 
 
 @lru_cache(maxsize=1024)
@@ -82,8 +82,10 @@ def _well_formed(manifest) -> bool:
     """A manifest of a whole kit, in the shape every reader relies on (anything else is no manifest at all)."""
     if not isinstance(manifest, dict) or manifest.get(UNFINISHED) is not None:
         return False
-    files, inputs = manifest.get("files"), manifest.get("inputs", {})
+    files, inputs, artefacts = manifest.get("files"), manifest.get("inputs", {}), manifest.get("artefacts", {})
     return (_strings(files, dict)
+            and _strings(artefacts, dict) and all(isinstance(entry.get("sha256"), str) and
+                                                  isinstance(entry.get("bytes"), int) for entry in artefacts.values())
             and all(isinstance(entry.get(key), kind) for entry in files.values() for key, kind in _ENTRY.items())
             and isinstance(inputs, dict) and _strings(inputs.get("files", {})) and _strings(inputs.get("templates", {}))
             and isinstance(inputs.get("options", {}), dict)
@@ -110,9 +112,19 @@ def _matches(folder: Path, name: str, entry: dict) -> bool:
     return hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
 
 
+def _artefact_matches(folder: Path, name: str, entry: dict) -> bool:
+    """An exporter's file (`png/fox.png`) is there, a plain file, with the size and SHA-256 its manifest records."""
+    path = folder / name
+    if not artefact_name_ok(name) or path.is_symlink() or not path.is_file():
+        return False
+    return path.stat().st_size == entry["bytes"] and hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
+
+
 def _outputs_intact(folder: Path, manifest: dict) -> bool:
-    """Every output file the manifest lists is still there, byte for byte as it was written."""
-    return all(_matches(folder, name, entry) for name, entry in manifest["files"].items())
+    """Every output file the manifest lists (and every exporter's file) is still there, byte for byte as it was
+    written."""
+    return all(_matches(folder, name, entry) for name, entry in manifest["files"].items()) and all(
+        _artefact_matches(folder, name, entry) for name, entry in manifest.get("artefacts", {}).items())
 
 
 def verified_manifest(folder: Path) -> dict | None:

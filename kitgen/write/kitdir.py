@@ -42,13 +42,22 @@ class OutputData:
     sheets: int
 
 
-def _listed(folder: Path) -> set[str]:
-    """The file names the folder's manifest lists (none when it is missing or not a manifest)."""
+def _listed(folder: Path, section: str = "files") -> set[str]:
+    """The names the folder's manifest lists in `section` (`files`, or `artefacts`: the exporters' files, by path
+    in the kit folder); none when it is missing or not a manifest."""
     try:
-        files = json.loads((folder / MANIFEST).read_text()).get("files", {})
+        files = json.loads((folder / MANIFEST).read_text()).get(section, {})
     except (OSError, ValueError, AttributeError):
         return set()
     return {name for name in files if isinstance(name, str)} if isinstance(files, dict) else set()
+
+
+def artefact_name_ok(name: str) -> bool:
+    """An exporter's file: a name in the kit folder or in one folder of it (`png/fox.png`), never hidden, never
+    the manifest, never leading out."""
+    parts = name.split("/")
+    return 1 <= len(parts) <= 2 and all(part and not part.startswith(".") and Path(part).name == part
+                                        for part in parts) and name != MANIFEST
 
 
 def _encoded(manifest: dict) -> bytes:
@@ -140,9 +149,10 @@ def _stage_into(staging: Path, name: str, data: bytes, named: Path) -> None:
         raise naming_error(error, named) from error
 
 
-def _carry(source: str, target: Path) -> None:
+def _carry(source: str, target: Path, owned: frozenset[str] = frozenset(), at: str = "") -> None:
     """Put the user's file, link or folder at `source` into the new kit too (files are linked, not copied, where
-    the system allows); the old kit keeps its own until it is removed after the switch."""
+    the system allows); the old kit keeps its own until it is removed after the switch. Inside a folder, the files
+    kitgen's exporters own (`owned`, by path in the kit folder) are left to the new kit."""
     info = os.lstat(source)
     if stat.S_ISLNK(info.st_mode):
         os.symlink(os.readlink(source), target)
@@ -150,7 +160,10 @@ def _carry(source: str, target: Path) -> None:
         os.mkdir(target)
         shutil.copystat(source, target, follow_symlinks=False)
         for entry in os.scandir(source):
-            _carry(entry.path, target / entry.name)
+            inner = f"{at}{Path(source).name}/{entry.name}"
+            if inner in owned and entry.is_file(follow_symlinks=False):
+                continue
+            _carry(entry.path, target / entry.name, owned, f"{at}{Path(source).name}/")
     elif stat.S_ISREG(info.st_mode):
         try:
             os.link(source, target, follow_symlinks=False)
@@ -158,15 +171,20 @@ def _carry(source: str, target: Path) -> None:
             shutil.copy2(source, target, follow_symlinks=False)
 
 
-def write_outputs(folder: Path, files, record: dict) -> list[Path]:
+def write_outputs(folder: Path, files, record: dict, artefacts: dict[str, bytes] | None = None) -> list[Path]:
     """Write every file (all rendered before anything is written), then the manifest; remove files that the
     previous manifest listed and this build no longer makes (and nothing else). Items of `files` have `.name`,
     `.data`, `.pages`, `.role`, `.for_players` and `.sheets`. The kit folder is switched from the old kit to the
-    new one in one step (see the module's text)."""
-    files = list(files)
+    new one in one step (see the module's text). The exporters' `artefacts` ({path in the kit folder: bytes}) are
+    written with the kit and listed in its manifest too, so they are replaced and removed with it."""
+    files, artefacts = list(files), dict(artefacts or {})
     entries = {f.name: {"sha256": hashlib.sha256(f.data).hexdigest(), "bytes": len(f.data), "pages": f.pages,
                         "sheets": f.sheets, "role": str(f.role), "for_players": f.for_players} for f in files}
-    manifest = _encoded(dict(record, files=entries))
+    for name in artefacts:
+        if not artefact_name_ok(name) or name in entries:
+            raise ValueError(f"not a file name for a kit folder: {name!r}")
+    made = {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)} for name, data in artefacts.items()}
+    manifest = _encoded(dict(record, files=entries, **({"artefacts": made} if made else {})))
     given = folder
     folder = Path(os.path.abspath(folder))
     if folder.is_symlink():
@@ -177,6 +195,7 @@ def write_outputs(folder: Path, files, record: dict) -> list[Path]:
         folder.mkdir(exist_ok=True)
         with folder_lock(folder) as locked_kit:
             previous = _listed(folder)
+            owned = frozenset(_listed(folder, "artefacts") | set(artefacts))
             try:
                 staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
             except OSError as error:
@@ -193,9 +212,17 @@ def write_outputs(folder: Path, files, record: dict) -> list[Path]:
                     name = entry.name
                     if name == MANIFEST or name in entries or (name in previous and _own_file(folder, name)):
                         continue  # kitgen's: replaced by the new kit, or no longer made
+                    if name in owned and entry.is_file(follow_symlinks=False):
+                        continue  # an exporter's file: the same
                     if TEMPORARY.fullmatch(name) and _dead(entry.path, locked_kit, now):
                         continue  # a file a killed write left (never a live write's: see the lock)
-                    _carry(entry.path, staging / name)
+                    _carry(entry.path, staging / name, owned)
+                for emptied in {name.split("/")[0] for name in owned if "/" in name}:
+                    if (staging / emptied).is_dir() and not any((staging / emptied).iterdir()):
+                        (staging / emptied).rmdir()  # held only an earlier build's exporter files
+                for name, data in sorted(artefacts.items()):
+                    (staging / name).parent.mkdir(exist_ok=True)
+                    _stage_into(staging, name, data, given / name)
                 _stage_into(staging, MANIFEST, manifest, given / MANIFEST)
                 sync_folder(staging)
                 if not _exchange(staging, folder):

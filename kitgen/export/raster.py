@@ -1,0 +1,46 @@
+"""The one rasteriser: PDF pages as pictures, drawn by PDFium (no external program). Every PNG, preview,
+thumbnail and served page picture kitgen makes comes through here."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+import pypdfium2
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+
+def _render(page: pypdfium2.PdfPage, scale: float | None, width_px: int | None, transparent: bool) -> Image:
+    factor = width_px / page.get_width() if width_px else scale
+    fill = {"fill_color": (255, 255, 255, 0)} if transparent else {}
+    return page.render(scale=factor, **fill).to_pil()
+
+
+def page_images(pdf: bytes | Path, scale: float, *, transparent: bool = False) -> Iterator[Image]:
+    """Each page of `pdf` (its bytes or its file) as a picture at `scale` pixels per point; on a transparent
+    background where nothing is drawn, when asked."""
+    document = pypdfium2.PdfDocument(str(pdf) if isinstance(pdf, Path) else pdf)
+    try:
+        for index in range(len(document)):
+            yield _render(document[index], scale, None, transparent)
+    finally:
+        document.close()
+
+
+def page_image(pdf: bytes | Path, index: int = 0, scale: float | None = None, *,
+               width_px: int | None = None) -> Image:
+    """One page of `pdf` as a picture at `scale` pixels per point, or `width_px` pixels wide."""
+    document = pypdfium2.PdfDocument(str(pdf) if isinstance(pdf, Path) else pdf)
+    try:
+        return _render(document[index], scale, width_px, False)
+    finally:
+        document.close()
+
+
+def encoded(image: Image, kind: str = "PNG", **options: object) -> bytes:
+    """The picture as file bytes (`PNG`, `JPEG`, with the encoder's options, e.g. `dpi=(300, 300)`)."""
+    buffer = io.BytesIO()
+    image.save(buffer, kind, **options)
+    return buffer.getvalue()
