@@ -774,6 +774,19 @@ def test_each_record_sheet_and_player_aid_is_printed_once_per_player(library_kit
             assert rule, f"{heading}: no line to write the name on under {name_word!r}"
 
 
+def test_player_aids_print_at_the_body_size(library_kits, edition):
+    """An aid's page is kept on one page and shrunk to fit: the library's aids are short enough not to be
+    (Junkyard Robots' five phases printed at 8.7 pt before its text was cut down)."""
+    activity = model_of(edition).activity
+    facts = page_facts(one_file(library_kits[edition], "sheets"))
+    titles = [aid.title for aid in activity.player_aids]
+    pages = [page for page in facts if any(title in page.text for title in titles)]
+    assert bool(pages) == bool(titles)
+    for page in pages:
+        sizes = Counter(round(char["size"], 1) for char in page.chars if char["text"].strip())
+        assert sizes.most_common(1)[0][0] == 10.5, f"{edition} page {page.index + 1}: {sizes.most_common(3)}"
+
+
 # =========================================================================== 7. content checks
 
 

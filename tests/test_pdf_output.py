@@ -460,7 +460,9 @@ def test_one_record_sheet_per_player(kit, loaded):
     (sheet,) = activity.record_sheets
     players = activity.players.max
     headings = [column.heading for column in sheet.columns]
-    assert len(headings) == 4 and players == 2 and sheet.rows == 6
+    # six turns, then a Total row whose last column holds the final star count
+    assert len(headings) == 5 and headings[-1] == "Stars bought" and sheet.total_row
+    assert players == 2 and sheet.rows == 6
     pages = page_facts(file_of(kit, "sheets"), tables=True)
     found = []
     for page in pages:
@@ -471,7 +473,7 @@ def test_one_record_sheet_per_player(kit, loaded):
     for player, (page, table) in enumerate(found, 1):
         assert f"{sheet.title} · Player {player}" in normalise(page.text)
         body = table[1:]
-        assert [normalise(row[0] or "") for row in body] == [str(n) for n in range(1, sheet.rows + 1)]
+        assert [normalise(row[0] or "") for row in body] == [str(n) for n in range(1, sheet.rows + 1)] + ["Total"]
         assert all(normalise(cell or "") == "" for row in body for cell in row[1:])
         assert all(len(row) == len(headings) for row in table)
         # the numbers run top to bottom down the first column

@@ -260,7 +260,10 @@ def test_the_library_example_reads_its_cards_from_a_csv_and_an_xlsx(tmp_path: Pa
     result = build("times-table-pairs", BuildOptions(out_dir=tmp_path), Library(REPO / "content"))
     cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)
-    assert "What is 4 times 7?" in text and text.count("the answer") == 20
+    # every answer card's number is its value, printed large in the middle (big-value), not a small title
+    assert all(card.value == card.name and card.layout == "big-value" and not card.show_title
+               for card in answers.cards)
+    assert "What is 4 times 7?" in text and "the answer" not in text
 
 
 def test_new_from_a_spreadsheet_maps_its_columns_and_builds(tmp_path: Path):
