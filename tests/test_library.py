@@ -948,3 +948,19 @@ def test_a_print_guide_counts_a_deck_of_many_kinds_instead_of_listing_every_card
     guide = " ".join(page_texts(one_file(result, "print-guide")))
     assert "100 different cards" in guide
     assert sum(name in guide for name in set(names)) <= 2, "the guide lists the cards one by one"
+
+
+def test_a_mat_on_one_sheet_is_not_labelled_part_1_of_1(tmp_path):
+    """Animal habitats' mats fit one sheet each: no 'part 1 of 1'; Trash's mat, over two sheets, keeps its parts."""
+    import pypdf
+
+    from kitgen.app.build import BuildOptions, build_all_editions
+    from kitgen.load.library import Library
+
+    library = Library.open(Path(__file__).resolve().parents[1] / "content")
+    for activity_id, parted in (("animal-habitats", False), ("trash", True)):
+        for result in build_all_editions(activity_id, BuildOptions(out_dir=tmp_path), library):
+            for file in result.files:
+                if file.role == "mat":
+                    text = " ".join(page.extract_text() for page in pypdf.PdfReader(file.path).pages)
+                    assert ("1 of 1" in text) is False and (" of 2" in text or "din 2" in text) is parted, file.name

@@ -214,8 +214,9 @@ class KitRenderer:
             prints = []
             for seat in plan.copies:
                 owner = f" · {self.seat_label(seat)}" if self.seat_label(seat) else ""
-                labels = [f"{board.title}{owner} · " + _("part %(n)d of %(total)d") % {"n": t.number,
-                          "total": len(plan.tiles)} for t in plan.tiles]
+                labels = [f"{board.title}{owner}" + (" · " + _("part %(n)d of %(total)d") % {
+                          "n": t.number, "total": len(plan.tiles)} if len(plan.tiles) > 1 else "")
+                          for t in plan.tiles]  # a mat on one sheet is no "part 1 of 1"
                 prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
