@@ -10,6 +10,8 @@ in turn with kitgen's builds, and the paired ratios kitgen ÷ Typst (wall and CP
 from __future__ import annotations
 
 import argparse
+
+import kitgen
 import compileall
 import os
 import shutil
@@ -580,7 +582,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--typst-only", action="store_true", help="only kitgen against Typst, 200 and 2,000 cards")
     args = parser.parse_args(argv)
     # as an installed package is: byte-compiled (an editable checkout may not be, and would pay for it each run)
-    compileall.compile_dir(str(Path(__file__).resolve().parent), quiet=1)
+    compileall.compile_dir(str(Path(kitgen.__file__).resolve().parent), quiet=1)  # as an installed package is
     kitgen = [sys.executable, "-m", "kitgen"]
     speedups: list[float] = []
     notes: list[str] = []
