@@ -129,6 +129,20 @@ def _end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def _alone(unit: Edition, options: BuildOptions, content: Path, context) -> ActivityReport:
+    """One edition built in a process of its own (after a worker died): a crash there fails this edition only."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_end_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
+            return pool.submit(build_one, unit.activity_id, options, content, unit.language).result()
+    except BrokenProcessPool:
+        return ActivityReport(unit.activity_id, exit_code=1, error=f"{unit.activity_id}: internal error: the process "
+                              "building this kit ended abruptly (out of memory, or a crash in a library kitgen uses)")
+
+
 def build_library(library: Library, options: BuildOptions, *, jobs: int | None = None,
                   on_done: Callable[[ActivityReport], None] | None = None,
                   on_start: Callable[[str, str | None], None] | None = None) -> list[ActivityReport]:
@@ -195,6 +209,9 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         gc.freeze()  # the workers' garbage collection then leaves the shared heap alone (no copy-on-write)
+        from concurrent.futures.process import BrokenProcessPool
+
+        done: set[Edition] = set()
         try:
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_end_with_parent,
                                      initargs=(os.getpid(),)) as pool:
@@ -204,10 +221,20 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
                     starting(unit)
                 begun = min(jobs, len(units))
                 for future in as_completed(futures):
+                    try:
+                        report = future.result()
+                    except BrokenProcessPool:  # a worker died: every edition not yet reported is built alone
+                        break
                     if begun < len(units):  # a worker is free: the pool gives it the next edition in order
                         starting(units[begun])
                         begun += 1
-                    finished(futures[future], future.result())
+                    done.add(futures[future])
+                    finished(futures[future], report)
+            for index, unit in enumerate(units):
+                if unit not in done:
+                    if index >= begun:
+                        starting(unit)
+                    finished(unit, _alone(unit, options, library.content, context))
         finally:
             gc.unfreeze()
     return [reports[activity_id] for activity_id in files]
