@@ -31,6 +31,7 @@ from kitgen.results import BuildOptions, Role
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
 KEPT_KITS = 6  # kits (activity × options) kept rendered and rendered again after a save
+SHOWN_PROBLEMS = 100  # the problems listed in the page; then one line says how many more there are
 OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 _ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
@@ -60,28 +61,41 @@ class ShownKit:
 
 
 def located(error: BaseException) -> list[dict]:
-    """Each line of an error, with `file`, `line`, `column` and the source line's `text` when it names a place."""
+    """The first SHOWN_PROBLEMS lines of an error, each with `file`, `line`, `column` and the source line's
+    `text` when it names a place (each file named is read once), then one line saying how many more there are."""
     if isinstance(error, ContentError):
         lines = [str(problem) for problem in error.problems]
     elif isinstance(error, KitgenError):
         lines = str(error).splitlines() or [type(error).__name__]
     else:
         lines = [f"internal error: {type(error).__name__}: {error}"]
-    shown = []
-    for text in lines:
-        match = _LOCATED.match(text)
-        if not match:
-            shown.append({"message": text})
-            continue
-        entry = {"file": match["file"], "line": int(match["line"]), "column": int(match["column"]),
-                 "message": match["message"], "text": ""}
-        try:
-            source = Path(entry["file"]).read_text(encoding="utf-8").splitlines()
-            entry["text"] = source[entry["line"] - 1] if 0 < entry["line"] <= len(source) else ""
-        except (OSError, UnicodeDecodeError):
-            pass
-        shown.append(entry)
+    sources: dict[str, list[str]] = {}
+    shown = [_located_line(text, sources) for text in lines[:SHOWN_PROBLEMS]]
+    more = len(lines) - SHOWN_PROBLEMS
+    if more > 0:
+        shown.append({"message": f"and {more} more problem{'s' if more != 1 else ''}"})
     return shown
+
+
+def _located_line(text: str, sources: dict[str, list[str]]) -> dict:
+    """One line of an error; the lines of the files read so far are kept in `sources`, by name."""
+    match = _LOCATED.match(text)
+    if not match:
+        return {"message": text}
+    file, line = match["file"], int(match["line"])
+    if file not in sources:
+        sources[file] = _source_lines(file)
+    source = sources[file]
+    return {"file": file, "line": line, "column": int(match["column"]), "message": match["message"],
+            "text": source[line - 1] if 0 < line <= len(source) else ""}
+
+
+def _source_lines(file: str) -> list[str]:
+    """A source file's lines ([] when it cannot be read as UTF-8)."""
+    try:
+        return Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def page_fingerprints(document) -> list[str]:
