@@ -258,15 +258,26 @@ class KitServer:
             listener.put(self.generation)
 
     def watch(self, stop: threading.Event) -> None:
-        """Act on the file system's change events until `stop` is set."""
-        import watchfiles
+        """Listen to the library's file events from now on (a save made once this returns is heard) and act on
+        them in a thread until `stop` is set."""
+        from kitgen.watch import _events
 
+        notify, _folders = _events([self.library.content, *self.library.template_dirs()])
+        threading.Thread(target=self._act_on_events, args=(notify, stop), daemon=True).start()
+
+    def _act_on_events(self, notify, stop: threading.Event) -> None:
         from kitgen.watch import _ignored
 
-        folders = [str(folder) for folder in [self.library.content, *self.library.template_dirs()]]
-        for changes in watchfiles.watch(*folders, watch_filter=lambda change, path: not _ignored(Path(path).name),
-                                        debounce=400, step=30, stop_event=stop, raise_interrupt=False):
-            self.changed(sorted({path for _change, path in changes}))
+        try:
+            while not stop.is_set():
+                raw = notify.watch(400, 30, 5_000, stop)  # grouped until quiet for 30 ms, at most 400 ms
+                if isinstance(raw, str):
+                    continue  # "timeout", or "stop" (then `stop` is set)
+                paths = sorted({path for _change, path in raw if not _ignored(Path(path).name)})
+                if paths:
+                    self.changed(paths)
+        finally:
+            notify.close()
 
     # ------------------------------------------------------------------ pages
 
@@ -460,14 +471,22 @@ class _HTTPServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
 
 
-def start(kits: KitServer, port: int = 0) -> tuple[_HTTPServer, threading.Event]:
-    """Listen on 127.0.0.1:`port` (0: a free one) and watch the library, both in threads; returns the server
-    (its `server_address` says the port) and the event that stops the watching."""
+def start(kits: KitServer, port: int = 0, first: str | None = None) -> tuple[_HTTPServer, threading.Event]:
+    """Listen on 127.0.0.1:`port` (0: a free one), watch the library, render the kit `first` (when given) and
+    serve, in threads; returns the server (its `server_address` says the port) and the event that stops the
+    watching. The watcher listens before the first render, so a save made meanwhile is heard."""
     server = _HTTPServer(("127.0.0.1", port), kits)
-    stop = threading.Event()
+    watching = threading.Event()
+    try:
+        kits.watch(watching)
+        if first:
+            kits.kit(first, kits.defaults)  # before the address is printed: the first page is quick
+    except BaseException:
+        watching.set()
+        server.server_close()
+        raise
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
-    threading.Thread(target=kits.watch, args=(stop,), daemon=True).start()
-    return server, stop
+    return server, watching
 
 
 def stop(server: _HTTPServer, watching: threading.Event) -> None:

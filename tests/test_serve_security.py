@@ -1,13 +1,61 @@
-"""`kitgen serve` hardened: an error of thousands of problems reads each file it names once, and the page
-shows a capped list of them.
+"""`kitgen serve` hardened: the watcher hears a save made during the first render, and an error of thousands of
+problems reads each file it names once and shows a capped list.
+
+The server runs in this process (`start`), so the test can wrap its renders.
 """
 from __future__ import annotations
 
+import shutil
+import time
 from pathlib import Path
 
+import pytest
+
+from conftest import CONTENT, REPO
 from kitgen import serve
 from kitgen.errors import ContentError, Problem
-from kitgen.serve import located
+from kitgen.library import Library
+from kitgen.serve import KitServer, located, start, stop
+
+
+def copy_library(root: Path) -> Path:
+    shutil.copytree(CONTENT, root / "content")
+    shutil.copytree(REPO / "templates", root / "templates")
+    return root / "content"
+
+
+def wait_until(condition, what: str) -> None:
+    """Poll `condition` (at most 1,200 times, 50 ms apart): a guard against a hang, not a time limit."""
+    for _ in range(1200):
+        if condition():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"never happened: {what}")
+
+
+# ---------------------------------------------------------------------------------------------- watcher
+
+
+def test_a_save_made_during_the_first_render_is_heard(tmp_path: Path):
+    content = copy_library(tmp_path)
+    source = content / "growing-discard.yaml"
+    original = source.read_text(encoding="utf-8")
+    kits = KitServer(Library.open(content), log=lambda line: None)
+    render = kits.render
+
+    def saving_first(shown) -> None:
+        if not source.read_text(encoding="utf-8").count("Growing discard, saved early"):
+            source.write_text(original.replace("title: Growing discard deck", "title: Growing discard, saved early",
+                                               1), encoding="utf-8")
+        render(shown)
+
+    kits.render = saving_first  # type: ignore[method-assign]
+    server, watching = start(kits, 0, first="growing-discard")
+    try:
+        wait_until(lambda: kits.generation >= 1, "the save during the first render rendered the kit again")
+        assert kits.kit("growing-discard", {}).title == "Growing discard, saved early"
+    finally:
+        stop(server, watching)
 
 
 # ---------------------------------------------------------------------------------------------- located problems
