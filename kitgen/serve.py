@@ -7,7 +7,9 @@ were looked at are rendered again at once, and every open page is told over one 
 (Server-Sent Events) to reload. A page's picture is named by a fingerprint of what is drawn on it, so after
 an edit the browser fetches, and the server rasterises, only the pages that changed.
 
-The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port.
+The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port. It answers only
+requests addressed to itself (`Host: 127.0.0.1:PORT` or `localhost:PORT`; others get 421, which defeats DNS
+rebinding) and refuses requests another site's page makes (`Sec-Fetch-Site`, `Origin`: 403).
 """
 from __future__ import annotations
 
@@ -392,13 +394,40 @@ def _document(title: str, body: str, generation: int) -> str:
             f"<script>{_SCRIPT % generation}</script></body></html>")
 
 
+def own_hosts(address: tuple) -> frozenset[str]:
+    """The `Host` values that name the server listening at `address`: its loopback address or localhost, with
+    its port (without it too on port 80, where browsers leave it out)."""
+    host, port = address[0], address[1]
+    names = [f"[{host}]" if ":" in host else host, "localhost"]
+    return frozenset([f"{name}:{port}" for name in names] + (names if port == 80 else []))
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
 
     def log_message(self, format: str, *args) -> None:  # the terminal shows rebuilds, not every request
         return None
 
+    def _refused(self) -> bool:
+        """Answer a request for another host (DNS rebinding: 421) or from another site (403) and say True; a
+        page on another port of localhost is another origin but the same site, so `same-site` is refused too."""
+        hosts = self.headers.get_all("Host") or []
+        host = hosts[0].strip().lower() if len(hosts) == 1 else ""
+        if host not in self.server.hosts or not self.path.startswith("/"):  # "http://elsewhere/...": another host
+            answers = " or ".join(sorted(self.server.hosts))
+            self._send(421, "text/plain; charset=utf-8", f"misdirected request: this server is {answers}\n".encode())
+            return True
+        site = (self.headers.get("Sec-Fetch-Site") or "none").strip().lower()
+        origins = self.headers.get_all("Origin") or []
+        if site not in ("same-origin", "none") or any(o.strip().lower() != f"http://{host}" for o in origins):
+            self._send(403, "text/plain; charset=utf-8",
+                       b"refused: a request from another site (open the address kitgen serve printed)\n")
+            return True
+        return False
+
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        if self._refused():
+            return
         kits = self.server.kits
         url = urllib.parse.urlsplit(self.path)
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
@@ -469,6 +498,7 @@ class _HTTPServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.kits = kits
         self.stopping = threading.Event()
+        self.hosts = own_hosts(self.server_address)
 
 
 def start(kits: KitServer, port: int = 0, first: str | None = None) -> tuple[_HTTPServer, threading.Event]:

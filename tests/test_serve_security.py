@@ -1,12 +1,16 @@
-"""`kitgen serve` hardened: the watcher hears a save made during the first render, and an error of thousands of
-problems reads each file it names once and shows a capped list.
+"""`kitgen serve` answers only its own page: requests for another host (DNS rebinding) get 421, requests another
+site's page makes get 403 before anything is rendered, the watcher hears a save made during the first render,
+and an error of thousands of problems reads its file once and shows a capped list.
 
-The server runs in this process (`start`), so the test can wrap its renders.
+The server runs in this process (`start`), so the test can count its renders; the requests are written by hand
+on raw sockets, so every header (or its absence) is the test's own.
 """
 from __future__ import annotations
 
 import shutil
+import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,13 +19,67 @@ from conftest import CONTENT, REPO
 from kitgen import serve
 from kitgen.errors import ContentError, Problem
 from kitgen.library import Library
+from kitgen.results import Role
 from kitgen.serve import KitServer, located, start, stop
+
+HANG_GUARD = 60  # seconds a socket waits before the test gives up: only against a hang, never a measurement
+KIT = "/kit/growing-discard"
+
+
+@dataclass
+class Running:
+    kits: KitServer
+    server: serve._HTTPServer
+    renders: list[dict]  # the options of each kit rendered, in turn
+    port: int
+    host_key: str  # the path of the host key's PDF
+    picture: str  # the path of a page's picture
 
 
 def copy_library(root: Path) -> Path:
     shutil.copytree(CONTENT, root / "content")
     shutil.copytree(REPO / "templates", root / "templates")
     return root / "content"
+
+
+def counting_renders(kits: KitServer) -> list[dict]:
+    """Every render of `kits` from now on, by its options."""
+    renders: list[dict] = []
+    render = kits.render
+
+    def counted(shown) -> None:
+        renders.append(dict(shown.query))
+        render(shown)
+
+    kits.render = counted  # type: ignore[method-assign]
+    return renders
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory):
+    kits = KitServer(Library.open(copy_library(tmp_path_factory.mktemp("served"))), log=lambda line: None)
+    renders = counting_renders(kits)
+    server, watching = start(kits, 0, first="growing-discard")  # the host key is in memory from here on
+    try:
+        files = kits.kit("growing-discard", {}).files
+        host_key = next(f.name for f in files if f.role is Role.HOST_KEY)
+        yield Running(kits, server, renders, server.server_address[1], f"{KIT}/{host_key}",
+                      f"/page/{files[0].fingerprints[0]}.png")
+    finally:
+        stop(server, watching)
+
+
+def request(port: int, target: str, host: str | None, *headers: tuple[str, str]) -> tuple[int, bytes]:
+    """GET `target` with exactly these headers (`host` None: no Host header); the status and the body."""
+    lines = [f"GET {target} HTTP/1.1"] + ([f"Host: {host}"] if host is not None else [])
+    lines += [f"{name}: {value}" for name, value in headers] + ["Connection: close", "", ""]
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD) as connection:
+        connection.sendall("\r\n".join(lines).encode())
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
 
 
 def wait_until(condition, what: str) -> None:
@@ -31,6 +89,82 @@ def wait_until(condition, what: str) -> None:
             return
         time.sleep(0.05)
     pytest.fail(f"never happened: {what}")
+
+
+def no_kit_bytes(body: bytes) -> bool:
+    return b"%PDF" not in body and b"\x89PNG" not in body and b"<img" not in body
+
+
+# ---------------------------------------------------------------------------------------------- Host: 421
+
+
+@pytest.mark.parametrize("host", [
+    "attacker.example", "attacker.example:{port}", None, "", "127.0.0.1:{other}", "localhost:{other}",
+    "127.0.0.1", "localhost", "[::1]:{port}", "127.0.0.1.attacker.example:{port}", "localhost.:{port}",
+])
+def test_a_request_for_another_host_gets_421_and_no_byte_of_a_kit(running: Running, host: str | None):
+    port = running.port
+    renders = len(running.renders)
+    shown = host.format(port=port, other=port + 1 if port < 65535 else port - 1) if host is not None else None
+    for target in ["/", "/events", f"{KIT}?class_size=23", f"{running.host_key}?class_size=24", running.host_key,
+                   running.picture]:
+        status, body = request(port, target, shown)
+        assert status == 421, (host, target)
+        assert no_kit_bytes(body), (host, target)
+    assert len(running.renders) == renders
+
+
+def test_two_host_headers_or_a_target_naming_another_host_get_421(running: Running):
+    own = f"127.0.0.1:{running.port}"
+    status, body = request(running.port, running.host_key, own, ("Host", "attacker.example"))
+    assert status == 421 and no_kit_bytes(body)
+    status, body = request(running.port, f"http://attacker.example{running.host_key}", own)
+    assert status == 421 and no_kit_bytes(body)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST:{port}"])
+def test_the_servers_own_host_is_answered(running: Running, host: str):
+    shown = host.format(port=running.port)
+    status, body = request(running.port, running.host_key, shown)
+    assert status == 200 and body.startswith(b"%PDF")
+    status, body = request(running.port, running.picture, shown, ("Sec-Fetch-Site", "same-origin"))
+    assert status == 200 and body.startswith(b"\x89PNG")
+    status, body = request(running.port, "/", shown, ("Sec-Fetch-Site", "none"))
+    assert status == 200 and b'href="/kit/growing-discard"' in body
+
+
+# ---------------------------------------------------------------------------------------------- cross-site: 403
+
+
+@pytest.mark.parametrize("header", [
+    ("Sec-Fetch-Site", "cross-site"),
+    ("Sec-Fetch-Site", "same-site"),  # a page on another port of localhost: another origin, the same site
+    ("Sec-Fetch-Site", "something-new"),
+    ("Origin", "http://attacker.example"),
+    ("Origin", "null"),
+    ("Origin", "http://127.0.0.1:{other}"),
+    ("Origin", "http://localhost:{port}"),  # the request names 127.0.0.1: localhost is another origin
+    ("Origin", "https://127.0.0.1:{port}"),
+])
+def test_a_cross_site_request_gets_403_and_renders_nothing(running: Running, header: tuple[str, str]):
+    port = running.port
+    name, value = header[0], header[1].format(port=port, other=port + 1 if port < 65535 else port - 1)
+    renders = len(running.renders)
+    for target in [f"{KIT}?class_size=41", f"{running.host_key}?class_size=43", "/", "/events", running.picture]:
+        status, body = request(port, target, f"127.0.0.1:{port}", (name, value))
+        assert status == 403, (header, target)
+        assert no_kit_bytes(body), (header, target)
+    assert len(running.renders) == renders
+
+
+def test_a_same_origin_request_renders_and_the_count_sees_it(running: Running):
+    """The control of the test above: such a request from the page itself is rendered, and counted."""
+    port = running.port
+    renders = len(running.renders)
+    status, body = request(port, f"{KIT}?class_size=29", f"127.0.0.1:{port}", ("Sec-Fetch-Site", "same-origin"),
+                           ("Origin", f"http://127.0.0.1:{port}"))
+    assert status == 200 and b"<img" in body
+    assert running.renders[renders:] == [{"class_size": "29"}]
 
 
 # ---------------------------------------------------------------------------------------------- watcher
