@@ -9,15 +9,19 @@ an edit the browser fetches, and the server rasterises, only the pages that chan
 
 The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port. It answers only
 requests addressed to itself (`Host: 127.0.0.1:PORT` or `localhost:PORT`; others get 421, which defeats DNS
-rebinding) and refuses requests another site's page makes (`Sec-Fetch-Site`, `Origin`: 403).
+rebinding) and refuses requests another site's page makes (`Sec-Fetch-Site`, `Origin`: 403). A request's head
+must arrive within HEAD_SECONDS, and at most MAX_CONNECTIONS connections are served at once.
 """
 from __future__ import annotations
 
 import hashlib
 import html
+import io
 import pickle
 import queue
 import re
+import select
+import socket
 import threading
 import time
 import urllib.parse
@@ -35,6 +39,10 @@ PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half tha
 KEPT_KITS = 6  # kits (activity × options) kept rendered and rendered again after a save
 SHOWN_PROBLEMS = 100  # the problems listed in the page; then one line says how many more there are
 OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
+HEAD_SECONDS = 5.0  # a request's line and headers must have arrived by then, or its connection is closed
+SEND_SECONDS = 30.0  # then each read or write (the event stream writes every HEARTBEAT_SECONDS at least)
+HEARTBEAT_SECONDS = 10.0  # an event stream with no news says it is still there this often
+MAX_CONNECTIONS = 32  # open at once (each holds a thread); one more is answered 503 and closed
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 _ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
 
@@ -402,11 +410,44 @@ def own_hosts(address: tuple) -> frozenset[str]:
     return frozenset([f"{name}:{port}" for name in names] + (names if port == 80 else []))
 
 
+class _HeadReader(io.RawIOBase):
+    """A connection's bytes, read before a deadline (until `deadline` is None): a client that sends its request
+    line and headers slowly, or not at all, is cut off instead of holding its thread."""
+
+    def __init__(self, connection: socket.socket, seconds: float):
+        self.connection = connection
+        self.deadline: float | None = time.monotonic() + seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.deadline is not None:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the request line and headers took too long")
+            self.connection.settimeout(remaining)
+        return self.connection.recv_into(buffer)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
+    timeout = SEND_SECONDS  # each read or write once the request's head is in (the head has HEAD_SECONDS)
 
     def log_message(self, format: str, *args) -> None:  # the terminal shows rebuilds, not every request
         return None
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain reader the base made: the head is read through a deadline instead
+        self.head = _HeadReader(self.connection, HEAD_SECONDS)
+        self.rfile = io.BufferedReader(self.head)
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()  # reads the headers
+        self.head.deadline = None
+        self.connection.settimeout(self.timeout)
+        return parsed
 
     def _refused(self) -> bool:
         """Answer a request for another host (DNS rebinding: 421) or from another site (403) and say True; a
@@ -477,12 +518,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(f"retry: 500\ndata: {kits.generation}\n\n".encode())
             self.wfile.flush()
-            while not self.server.stopping.is_set():
+            beat = time.monotonic() + HEARTBEAT_SECONDS
+            while not self.server.stopping.is_set() and not self._stream_closed():
                 try:
-                    generation = listener.get(timeout=10)
-                    message = f"data: {generation}\n\n"
+                    message = f"data: {listener.get(timeout=1)}\n\n"
                 except queue.Empty:
+                    if time.monotonic() < beat:
+                        continue
                     message = ": still here\n\n"
+                beat = time.monotonic() + HEARTBEAT_SECONDS
                 self.wfile.write(message.encode())
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
@@ -490,15 +534,68 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             kits.listeners.remove(listener)
 
+    def _stream_closed(self) -> bool:
+        """The browser closed its event stream: its thread and connection slot are given back within a second,
+        not at a write that fails."""
+        if not select.select([self.connection], [], [], 0)[0]:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
 
 class _HTTPServer(ThreadingHTTPServer):
+    """A thread per connection, at most MAX_CONNECTIONS at once: one more is answered 503 and closed at once."""
+
     daemon_threads = True
+    request_queue_size = 64
 
     def __init__(self, address, kits: KitServer):
         super().__init__(address, _Handler)
         self.kits = kits
         self.stopping = threading.Event()
         self.hosts = own_hosts(self.server_address)
+        self.max_connections = MAX_CONNECTIONS
+        self.open_connections = 0
+        self._counting = threading.Lock()
+
+    def process_request(self, request, client_address) -> None:
+        with self._counting:
+            full = self.open_connections >= self.max_connections
+            if not full:
+                self.open_connections += 1
+        if full:
+            self._turn_away(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._closed_one()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._closed_one()
+
+    def _closed_one(self) -> None:
+        with self._counting:
+            self.open_connections -= 1
+
+    def _turn_away(self, request: socket.socket) -> None:
+        """A 503 written without waiting (it fits in the socket's buffer, or is dropped), then closed."""
+        try:
+            request.setblocking(False)
+            request.send(_TOO_MANY)
+        except OSError:
+            pass
+        self.shutdown_request(request)
+
+
+_TOO_MANY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n"
+             b"Connection: close\r\n\r\ntoo many connections\n")
 
 
 def start(kits: KitServer, port: int = 0, first: str | None = None) -> tuple[_HTTPServer, threading.Event]:

@@ -1,14 +1,17 @@
 """`kitgen serve` answers only its own page: requests for another host (DNS rebinding) get 421, requests another
-site's page makes get 403 before anything is rendered, the watcher hears a save made during the first render,
+site's page makes get 403 before anything is rendered, a connection that sends its request slowly or not at all
+is closed, connections beyond the cap are turned away, the watcher hears a save made during the first render,
 and an error of thousands of problems reads its file once and shows a capped list.
 
-The server runs in this process (`start`), so the test can count its renders; the requests are written by hand
-on raw sockets, so every header (or its absence) is the test's own.
+The server runs in this process (`start`), so the test can count its renders and its open connections; the
+requests are written by hand on raw sockets, so every header (or its absence) is the test's own.
 """
 from __future__ import annotations
 
+import select
 import shutil
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +83,15 @@ def request(port: int, target: str, host: str | None, *headers: tuple[str, str])
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
     return int(head.split()[1]), body
+
+
+def closed_by_server(connection: socket.socket) -> bool:
+    """True once the server has closed the connection (waits up to HANG_GUARD for it)."""
+    connection.settimeout(HANG_GUARD)
+    try:
+        return connection.recv(65536) == b""
+    except ConnectionResetError:
+        return True
 
 
 def wait_until(condition, what: str) -> None:
@@ -165,6 +177,96 @@ def test_a_same_origin_request_renders_and_the_count_sees_it(running: Running):
                            ("Origin", f"http://127.0.0.1:{port}"))
     assert status == 200 and b"<img" in body
     assert running.renders[renders:] == [{"class_size": "29"}]
+
+
+# ---------------------------------------------------------------------------------------------- timeouts, cap
+
+
+def test_a_connection_that_sends_nothing_is_closed_after_the_head_timeout(running: Running, monkeypatch):
+    monkeypatch.setattr(serve, "HEAD_SECONDS", 0.5)
+    with socket.create_connection(("127.0.0.1", running.port), timeout=HANG_GUARD) as connection:
+        assert closed_by_server(connection)
+
+
+def test_a_request_head_sent_a_byte_at_a_time_is_cut_off_at_the_deadline(running: Running, monkeypatch):
+    """Each byte comes well within a read timeout; the head as a whole is not in within HEAD_SECONDS."""
+    monkeypatch.setattr(serve, "HEAD_SECONDS", 1.0)
+    closed = False
+    with socket.create_connection(("127.0.0.1", running.port), timeout=HANG_GUARD) as connection:
+        connection.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\nX-Slow: ".encode())
+        for _ in range(600):  # 600 bytes, 0.1 s apart: a guard against a hang, not a time limit
+            if select.select([connection], [], [], 0.1)[0]:
+                closed = closed_by_server(connection)
+                break
+            try:
+                connection.sendall(b"a")
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+    assert closed
+
+
+def test_the_event_stream_outlives_the_head_timeout(running: Running, monkeypatch):
+    monkeypatch.setattr(serve, "HEAD_SECONDS", 0.3)
+    with socket.create_connection(("127.0.0.1", running.port), timeout=HANG_GUARD) as connection:
+        connection.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n"
+                           f"Sec-Fetch-Site: same-origin\r\n\r\n".encode())
+        received = b""
+        while b"data: " not in received or not received.endswith(b"\n\n"):
+            chunk = connection.recv(4096)
+            assert chunk, "the stream was closed"
+            received += chunk
+        assert received.startswith(b"HTTP/1.0 200")
+        generation = running.kits.generation
+        assert f"data: {generation}\n\n".encode() in received
+        time.sleep(1.0)  # past the head's deadline: the stream must not be cut by it
+        running.kits.changed([])
+        received = b""
+        while f"data: {generation + 1}\n\n".encode() not in received:
+            chunk = connection.recv(4096)
+            assert chunk, "the stream was closed"
+            received += chunk
+
+
+def test_a_closed_event_stream_gives_back_its_connection_before_its_next_write(running: Running, monkeypatch):
+    """With no news and no heartbeat due for ten minutes, the stream's thread still ends once the browser
+    closes it (it would end only at a failed write otherwise)."""
+    monkeypatch.setattr(serve, "HEARTBEAT_SECONDS", 600.0)
+    server = running.server
+    wait_until(lambda: server.open_connections == 0, "no connection open")
+    with socket.create_connection(("127.0.0.1", running.port), timeout=HANG_GUARD) as connection:
+        connection.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n\r\n".encode())
+        received = b""
+        while b"data: " not in received:
+            chunk = connection.recv(4096)
+            assert chunk, "the stream was closed"
+            received += chunk
+        assert server.open_connections == 1
+    wait_until(lambda: server.open_connections == 0, "the closed stream's connection given back")
+
+
+def test_connections_beyond_the_cap_are_turned_away_and_a_request_is_answered_after(running: Running, monkeypatch):
+    monkeypatch.setattr(serve, "HEAD_SECONDS", 120.0)  # the held connections stay for the whole test
+    server = running.server
+    cap = server.max_connections
+    threads = threading.active_count()
+    held = [socket.create_connection(("127.0.0.1", running.port), timeout=HANG_GUARD) for _ in range(cap)]
+    try:
+        wait_until(lambda: server.open_connections == cap, f"{cap} connections open")
+        for _ in range(20):
+            with socket.create_connection(("127.0.0.1", running.port), timeout=HANG_GUARD) as extra:
+                answer = b""
+                while chunk := extra.recv(4096):
+                    answer += chunk
+                assert answer.startswith(b"HTTP/1.0 503"), answer
+        assert server.open_connections == cap
+        assert threading.active_count() - threads <= cap  # one thread per held connection, none for the others
+    finally:
+        for connection in held:
+            connection.close()
+    wait_until(lambda: server.open_connections == 0, "the held connections closed")
+    status, body = request(running.port, "/", f"localhost:{running.port}")
+    assert status == 200 and b"Activity library" in body
 
 
 # ---------------------------------------------------------------------------------------------- watcher
