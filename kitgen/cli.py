@@ -787,9 +787,7 @@ def serve(activity_id: str | None, port: int, paper: str | None, card_size: str 
                     "lang": None if languages else chosen["language"], "printer": chosen["printer"],
                     "class_size": str(chosen["class_size"]) if chosen["class_size"] else None}
         kits = KitServer(library, defaults, log=lambda line: click.echo(line, err=True), languages=languages)
-        if activity_id:
-            kits.kit(activity_id, kits.defaults)  # rendered before the address is printed: the first page is quick
-        server, watching = start(kits, port)
+        server, watching = start(kits, port, first=activity_id)  # watching, then the kit rendered
         address = f"http://127.0.0.1:{server.server_address[1]}/"
         if activity_id:
             address += f"kit/{urllib.parse.quote(activity_id)}{kits._query_string(kits.defaults)}"

@@ -7,15 +7,21 @@ were looked at are rendered again at once, and every open page is told over one 
 (Server-Sent Events) to reload. A page's picture is named by a fingerprint of what is drawn on it, so after
 an edit the browser fetches, and the server rasterises, only the pages that changed.
 
-The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port.
+The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port. It answers only
+requests addressed to itself (`Host: 127.0.0.1:PORT` or `localhost:PORT`; others get 421, which defeats DNS
+rebinding) and refuses requests another site's page makes (`Sec-Fetch-Site`, `Origin`: 403). A request's head
+must arrive within HEAD_SECONDS, and at most MAX_CONNECTIONS connections are served at once.
 """
 from __future__ import annotations
 
 import hashlib
 import html
+import io
 import pickle
 import queue
 import re
+import select
+import socket
 import threading
 import time
 import urllib.parse
@@ -32,7 +38,12 @@ from kitgen.core.files import Role
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
 KEPT_KITS = 6  # kits (activity × options) kept rendered and rendered again after a save
+SHOWN_PROBLEMS = 100  # the problems listed in the page; then one line says how many more there are
 OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
+HEAD_SECONDS = 5.0  # a request's line and headers must have arrived by then, or its connection is closed
+SEND_SECONDS = 30.0  # then each read or write (the event stream writes every HEARTBEAT_SECONDS at least)
+HEARTBEAT_SECONDS = 10.0  # an event stream with no news says it is still there this often
+MAX_CONNECTIONS = 32  # open at once (each holds a thread); one more is answered 503 and closed
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 _ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
 
@@ -61,28 +72,41 @@ class ShownKit:
 
 
 def located(error: BaseException) -> list[dict]:
-    """Each line of an error, with `file`, `line`, `column` and the source line's `text` when it names a place."""
+    """The first SHOWN_PROBLEMS lines of an error, each with `file`, `line`, `column` and the source line's
+    `text` when it names a place (each file named is read once), then one line saying how many more there are."""
     if isinstance(error, ContentError):
         lines = [str(problem) for problem in error.problems]
     elif isinstance(error, KitgenError):
         lines = str(error).splitlines() or [type(error).__name__]
     else:
         lines = [f"internal error: {type(error).__name__}: {error}"]
-    shown = []
-    for text in lines:
-        match = _LOCATED.match(text)
-        if not match:
-            shown.append({"message": text})
-            continue
-        entry = {"file": match["file"], "line": int(match["line"]), "column": int(match["column"]),
-                 "message": match["message"], "text": ""}
-        try:
-            source = Path(entry["file"]).read_text(encoding="utf-8").splitlines()
-            entry["text"] = source[entry["line"] - 1] if 0 < entry["line"] <= len(source) else ""
-        except (OSError, UnicodeDecodeError):
-            pass
-        shown.append(entry)
+    sources: dict[str, list[str]] = {}
+    shown = [_located_line(text, sources) for text in lines[:SHOWN_PROBLEMS]]
+    more = len(lines) - SHOWN_PROBLEMS
+    if more > 0:
+        shown.append({"message": f"and {more} more problem{'s' if more != 1 else ''}"})
     return shown
+
+
+def _located_line(text: str, sources: dict[str, list[str]]) -> dict:
+    """One line of an error; the lines of the files read so far are kept in `sources`, by name."""
+    match = _LOCATED.match(text)
+    if not match:
+        return {"message": text}
+    file, line = match["file"], int(match["line"])
+    if file not in sources:
+        sources[file] = _source_lines(file)
+    source = sources[file]
+    return {"file": file, "line": line, "column": int(match["column"]), "message": match["message"],
+            "text": source[line - 1] if 0 < line <= len(source) else ""}
+
+
+def _source_lines(file: str) -> list[str]:
+    """A source file's lines ([] when it cannot be read as UTF-8)."""
+    try:
+        return Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def page_fingerprints(document) -> list[str]:
@@ -236,15 +260,26 @@ class KitServer:
             listener.put(self.generation)
 
     def watch(self, stop: threading.Event) -> None:
-        """Act on the file system's change events until `stop` is set."""
-        import watchfiles
+        """Listen to the library's file events from now on (a save made once this returns is heard) and act on
+        them in a thread until `stop` is set."""
+        from kitgen.app.watch import _events
 
+        notify, _folders = _events([self.library.content, *self.library.template_dirs()])
+        threading.Thread(target=self._act_on_events, args=(notify, stop), daemon=True).start()
+
+    def _act_on_events(self, notify, stop: threading.Event) -> None:
         from kitgen.app.watch import _ignored
 
-        folders = [str(folder) for folder in [self.library.content, *self.library.template_dirs()]]
-        for changes in watchfiles.watch(*folders, watch_filter=lambda change, path: not _ignored(Path(path).name),
-                                        debounce=400, step=30, stop_event=stop, raise_interrupt=False):
-            self.changed(sorted({path for _change, path in changes}))
+        try:
+            while not stop.is_set():
+                raw = notify.watch(400, 30, 5_000, stop)  # grouped until quiet for 30 ms, at most 400 ms
+                if isinstance(raw, str):
+                    continue  # "timeout", or "stop" (then `stop` is set)
+                paths = sorted({path for _change, path in raw if not _ignored(Path(path).name)})
+                if paths:
+                    self.changed(paths)
+        finally:
+            notify.close()
 
     # ------------------------------------------------------------------ pages
 
@@ -359,13 +394,73 @@ def _document(title: str, body: str, generation: int) -> str:
             f"<script>{_SCRIPT % generation}</script></body></html>")
 
 
+def own_hosts(address: tuple) -> frozenset[str]:
+    """The `Host` values that name the server listening at `address`: its loopback address or localhost, with
+    its port (without it too on port 80, where browsers leave it out)."""
+    host, port = address[0], address[1]
+    names = [f"[{host}]" if ":" in host else host, "localhost"]
+    return frozenset([f"{name}:{port}" for name in names] + (names if port == 80 else []))
+
+
+class _HeadReader(io.RawIOBase):
+    """A connection's bytes, read before a deadline (until `deadline` is None): a client that sends its request
+    line and headers slowly, or not at all, is cut off instead of holding its thread."""
+
+    def __init__(self, connection: socket.socket, seconds: float):
+        self.connection = connection
+        self.deadline: float | None = time.monotonic() + seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.deadline is not None:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the request line and headers took too long")
+            self.connection.settimeout(remaining)
+        return self.connection.recv_into(buffer)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
+    timeout = SEND_SECONDS  # each read or write once the request's head is in (the head has HEAD_SECONDS)
 
     def log_message(self, format: str, *args) -> None:  # the terminal shows rebuilds, not every request
         return None
 
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain reader the base made: the head is read through a deadline instead
+        self.head = _HeadReader(self.connection, HEAD_SECONDS)
+        self.rfile = io.BufferedReader(self.head)
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()  # reads the headers
+        self.head.deadline = None
+        self.connection.settimeout(self.timeout)
+        return parsed
+
+    def _refused(self) -> bool:
+        """Answer a request for another host (DNS rebinding: 421) or from another site (403) and say True; a
+        page on another port of localhost is another origin but the same site, so `same-site` is refused too."""
+        hosts = self.headers.get_all("Host") or []
+        host = hosts[0].strip().lower() if len(hosts) == 1 else ""
+        if host not in self.server.hosts or not self.path.startswith("/"):  # "http://elsewhere/...": another host
+            answers = " or ".join(sorted(self.server.hosts))
+            self._send(421, "text/plain; charset=utf-8", f"misdirected request: this server is {answers}\n".encode())
+            return True
+        site = (self.headers.get("Sec-Fetch-Site") or "none").strip().lower()
+        origins = self.headers.get_all("Origin") or []
+        if site not in ("same-origin", "none") or any(o.strip().lower() != f"http://{host}" for o in origins):
+            self._send(403, "text/plain; charset=utf-8",
+                       b"refused: a request from another site (open the address kitgen serve printed)\n")
+            return True
+        return False
+
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        if self._refused():
+            return
         kits = self.server.kits
         url = urllib.parse.urlsplit(self.path)
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
@@ -415,12 +510,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(f"retry: 500\ndata: {kits.generation}\n\n".encode())
             self.wfile.flush()
-            while not self.server.stopping.is_set():
+            beat = time.monotonic() + HEARTBEAT_SECONDS
+            while not self.server.stopping.is_set() and not self._stream_closed():
                 try:
-                    generation = listener.get(timeout=10)
-                    message = f"data: {generation}\n\n"
+                    message = f"data: {listener.get(timeout=1)}\n\n"
                 except queue.Empty:
+                    if time.monotonic() < beat:
+                        continue
                     message = ": still here\n\n"
+                beat = time.monotonic() + HEARTBEAT_SECONDS
                 self.wfile.write(message.encode())
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
@@ -428,24 +526,86 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             kits.listeners.remove(listener)
 
+    def _stream_closed(self) -> bool:
+        """The browser closed its event stream: its thread and connection slot are given back within a second,
+        not at a write that fails."""
+        if not select.select([self.connection], [], [], 0)[0]:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
 
 class _HTTPServer(ThreadingHTTPServer):
+    """A thread per connection, at most MAX_CONNECTIONS at once: one more is answered 503 and closed at once."""
+
     daemon_threads = True
+    request_queue_size = 64
 
     def __init__(self, address, kits: KitServer):
         super().__init__(address, _Handler)
         self.kits = kits
         self.stopping = threading.Event()
+        self.hosts = own_hosts(self.server_address)
+        self.max_connections = MAX_CONNECTIONS
+        self.open_connections = 0
+        self._counting = threading.Lock()
+
+    def process_request(self, request, client_address) -> None:
+        with self._counting:
+            full = self.open_connections >= self.max_connections
+            if not full:
+                self.open_connections += 1
+        if full:
+            self._turn_away(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._closed_one()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._closed_one()
+
+    def _closed_one(self) -> None:
+        with self._counting:
+            self.open_connections -= 1
+
+    def _turn_away(self, request: socket.socket) -> None:
+        """A 503 written without waiting (it fits in the socket's buffer, or is dropped), then closed."""
+        try:
+            request.setblocking(False)
+            request.send(_TOO_MANY)
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
 
-def start(kits: KitServer, port: int = 0) -> tuple[_HTTPServer, threading.Event]:
-    """Listen on 127.0.0.1:`port` (0: a free one) and watch the library, both in threads; returns the server
-    (its `server_address` says the port) and the event that stops the watching."""
+_TOO_MANY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n"
+             b"Connection: close\r\n\r\ntoo many connections\n")
+
+
+def start(kits: KitServer, port: int = 0, first: str | None = None) -> tuple[_HTTPServer, threading.Event]:
+    """Listen on 127.0.0.1:`port` (0: a free one), watch the library, render the kit `first` (when given) and
+    serve, in threads; returns the server (its `server_address` says the port) and the event that stops the
+    watching. The watcher listens before the first render, so a save made meanwhile is heard."""
     server = _HTTPServer(("127.0.0.1", port), kits)
-    stop = threading.Event()
+    watching = threading.Event()
+    try:
+        kits.watch(watching)
+        if first:
+            kits.kit(first, kits.defaults)  # before the address is printed: the first page is quick
+    except BaseException:
+        watching.set()
+        server.server_close()
+        raise
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
-    threading.Thread(target=kits.watch, args=(stop,), daemon=True).start()
-    return server, stop
+    return server, watching
 
 
 def stop(server: _HTTPServer, watching: threading.Event) -> None:
