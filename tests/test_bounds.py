@@ -258,6 +258,7 @@ def test_card_lookup_is_linear_in_the_hand():
     assert time.monotonic() - started < 0.5
 
 
+@pytest.mark.slow  # asserts a duration: out of the default suite until it counts work instead
 def test_a_huge_content_file_is_not_read(tmp_path: Path):
     """A 1 GB file (sparse: no disk used) is refused by its size, without being read into memory."""
     content = tmp_path / "content"
@@ -303,6 +304,7 @@ def _snapshot_in_a_process(content: Path) -> tuple[list[str], float]:
     return json.loads(result.stdout), time.monotonic() - started
 
 
+@pytest.mark.slow  # asserts a duration: out of the default suite until it counts work instead
 def test_watch_does_not_loop_through_symlinks(tmp_path: Path):
     content = tmp_path / "content"
     write_activity(content / "folder", growing_data(), "activity")
@@ -314,6 +316,7 @@ def test_watch_does_not_loop_through_symlinks(tmp_path: Path):
     assert files == [str(content / "folder" / "activity.yaml")]
 
 
+@pytest.mark.slow  # asserts a duration: out of the default suite until it counts work instead
 def test_watch_does_not_follow_symlinks_out_of_the_library(tmp_path: Path):
     content = tmp_path / "content"
     write_activity(content, growing_data())

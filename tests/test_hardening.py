@@ -107,6 +107,7 @@ def test_corpus_is_large_enough():
 
 
 @pytest.mark.parametrize("case", [_case(p) for p in CASES])
+@pytest.mark.slow  # asserts a duration: out of the default suite until it counts work instead
 def test_broken_activity_is_reported(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """`kitgen build <id>` on one broken file: exit 2, no traceback, the expected located first line
     (and, where the file lists them, every further line), and nothing written or executed."""

@@ -209,6 +209,7 @@ def test_a_spreadsheet_outside_the_activity_folder_is_refused(tmp_path: Path):
 # ------------------------------------------------------------------------------------------- speed and the library
 
 
+@pytest.mark.slow  # asserts a duration: out of the default suite until it counts work instead
 def test_reading_ten_thousand_rows_adds_at_most_a_third_of_a_second(tmp_path: Path):
     rows = [["id", "name", "caption", "legs"]] + [[f"c{i}", f"Card {i}", "{{ legs }} legs", i % 9] for i in
                                                   range(10_000)]
