@@ -403,7 +403,7 @@ def test_verbose_build_all_lists_every_file_written_and_check_and_list_say_more(
 def test_verbose_shows_every_quality_note_where_the_default_shows_a_count(tmp_path):
     from types import SimpleNamespace
 
-    from kitgen.cli import _quality_report
+    from kitgen.app.report import report, shown_notes
 
     notes = [f"card {n}: caption shrunk to 7 pt" for n in range(30)]
     kit = SimpleNamespace(folder=tmp_path / "kit", quality=notes)
@@ -415,7 +415,8 @@ def test_verbose_shows_every_quality_note_where_the_default_shows_a_count(tmp_pa
 
         @click.command()
         def command() -> None:
-            _quality_report([kit], verbosity)
+            for line in report([kit], show=shown_notes(verbosity)):
+                click.echo(line)
 
         return runner.invoke(command).output.splitlines()
 
@@ -449,7 +450,7 @@ class RecordingBar:
 def test_the_progress_bar_names_the_kit_being_built_and_weighs_kits_by_their_size(runner, tmp_path, monkeypatch):
     import click
 
-    import kitgen.cli
+    import kitgen.cli.building
     from kitgen.app.batch import kit_sizes
     from kitgen.load.library import Library
     from kitgen.plan.options import BuildOptions
@@ -465,7 +466,7 @@ def test_the_progress_bar_names_the_kit_being_built_and_weighs_kits_by_their_siz
     assert before[ACTIVITY] == before["second-deck"] > before["tiny-deck"] >= 1
 
     bars: list[RecordingBar] = []
-    monkeypatch.setattr(kitgen.cli, "_progress_shown", lambda quiet: True)
+    monkeypatch.setattr(kitgen.cli.building, "progress_shown", lambda quiet: True)
     monkeypatch.setattr(click, "progressbar", lambda length, **kwargs: bars.append(RecordingBar(length, **kwargs))
                         or bars[-1])
     common = ["--content", str(content), "--out", str(out), "--jobs", "1"]

@@ -317,8 +317,8 @@ def test_a_file_is_written_as_pdf_again_only_when_what_it_draws_changed(library,
 def test_pictures_of_the_cards_do_not_push_the_kept_card_file_out(library, tmp_path, written):
     """`--png` rasterises every card from PDFs made for the purpose: they are not kept in place of the kit's own
     files, so the next build still takes all four PDFs from the cache."""
-    built(library, tmp_path / "one", png_dpi=30)
-    built(library, tmp_path / "two", png_dpi=30)
+    built(library, tmp_path / "one", png_dpi=36)
+    built(library, tmp_path / "two", png_dpi=36)
     written.clear()
     built(library, tmp_path / "three")
     assert written == []
@@ -333,5 +333,5 @@ def test_pictures_of_the_cards_leave_the_kept_form_streams_of_the_card_file(libr
     built(library, tmp_path / "one")
     before = kept_streams()
     assert len(before) >= 31  # 30 faces and a back
-    built(library, tmp_path / "two", png_dpi=30)
+    built(library, tmp_path / "two", png_dpi=36)
     assert kept_streams() == before

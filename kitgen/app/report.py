@@ -1,6 +1,7 @@
 """What a command reports: each activity's outcome, the summary table, and the quality report of built kits."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,3 +113,35 @@ def report(results, show: int = SHOWN) -> list[str]:
     if len(everything) <= show:
         lines += [f"  - {line}" for line in everything]
     return lines
+
+
+def _pages(count: int) -> str:
+    return f"{count} page{'s' if count != 1 else ''}"
+
+
+def written(result: BuildResult, level: int = 0, png_dpi: int | None = None) -> list[str]:
+    """What a build of one kit says: up to date, or every file written (none with `level` < 0; every card picture
+    with `level` > 0)."""
+    if result.skipped:
+        return [f"{result.folder}: up to date (use --force to rebuild)"]
+    if level < 0:
+        return []
+    lines = [f"wrote {file.path}  ({_pages(file.pages)})" for file in result.files]
+    if result.pictures:
+        lines.append(f"wrote {len(result.pictures)} card pictures in {result.pictures[0].parent}/  ({png_dpi} dpi)")
+        if level > 0:
+            lines += [f"wrote {picture}" for picture in result.pictures]
+    return lines
+
+
+def library_exit_code(reports: list[ActivityReport], index_written: bool) -> int:
+    """`build --all`'s exit status: 2 when some activities' content is invalid, 1 when some kits failed otherwise
+    (the others were built) or the index could not be written, else 0."""
+    if not index_written:
+        return 1
+    return max([report.exit_code or 1 for report in reports if report.error], default=0)
+
+
+def shown_notes(level: int) -> int:
+    """How many quality notes the terminal lists: none with --quiet, `SHOWN` by default, all with --verbose."""
+    return 0 if level < 0 else SHOWN if level == 0 else sys.maxsize

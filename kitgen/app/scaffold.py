@@ -8,7 +8,10 @@ from pathlib import Path
 
 from kitgen.core.errors import UsageError
 from kitgen.load.model import ID_PATTERN
+from kitgen.app.schema import write_schema
+from kitgen.app.settings import settings_file, template
 from kitgen.core.atomic import write_atomic
+from kitgen.load.library import builtin_root
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "activity.yaml"
 _CARDS = re.compile(r"(?m)^    cards:\n(?:      .*\n|\n)*?(?=^\S)")
@@ -74,3 +77,33 @@ def _mapped_cards(table: Path) -> str:
     if "count" not in sheet.headers:
         lines.append("      # no 'count' column: one card of each row (add a column headed 'count' for more)")
     return "\n".join(lines) + "\n\n"
+
+
+def start_activity(folder: Path, activity_id: str, table: Path | None = None, as_folder: bool = False,
+                   library_typed: bool = True) -> list[str]:
+    """`kitgen new`: the activity (as `<id>/activity.yaml` with `as_folder`), the JSON Schema its editor modeline
+    points to, and in a new library its commented kitgen.toml; what was written, as lines to show."""
+    started = not folder.is_dir()
+    path = scaffold(folder, activity_id, table)
+    if as_folder and path.name != "activity.yaml":
+        target = folder / activity_id / "activity.yaml"
+        target.parent.mkdir()
+        path.replace(target)
+        path = target
+    if path.name == "activity.yaml":  # a folder deeper: the editor's schema modeline points two folders up
+        text = path.read_text(encoding="utf-8")
+        write_atomic(path, text.replace("$schema=../schema/", "$schema=../../schema/", 1).encode("utf-8"))
+    lines = [f"wrote {path}; build it with: kitgen build {activity_id}"]
+    schema_file = folder.parent / "schema" / "activity.schema.json"  # where the modeline points
+    if not schema_file.exists():
+        write_schema(schema_file)
+        lines.append(f"wrote {schema_file} (editors check the YAML against it as you type)")
+    settings = settings_file(folder)
+    if started and not settings.exists():
+        write_atomic(settings, template().encode("utf-8"))
+        lines.append(f"wrote {settings} (this library's settings: paper, card size, class size, ...; every key "
+                     f"commented)")
+    if started and not library_typed:
+        lines.append(f"started your own library in {folder}/: from this folder kitgen now reads activities there "
+                     f"(the built-in ones: --content {builtin_root() / 'content'})")
+    return lines

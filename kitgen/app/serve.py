@@ -292,7 +292,7 @@ class KitServer:
                 title = load_activity(path).activity.title
             except Exception:  # the kit's page shows the located error
                 title = "(has errors: open it to see where)"
-            link = f"/kit/{urllib.parse.quote(activity_id)}{self._query_string(self.defaults)}"
+            link = f"/kit/{urllib.parse.quote(activity_id)}{self.query_string(self.defaults)}"
             rows.append(f'<li><a href="{html.escape(link)}">{html.escape(activity_id)}</a> — {html.escape(title)}</li>')
         body = f"<h1>Activity library</h1><p class=where>{html.escape(str(self.library.content))}</p>" \
                f"<ul class=library>{''.join(rows)}</ul>"
@@ -316,7 +316,7 @@ class KitServer:
         else:
             pages = sum(f.pages for f in shown.files)
             parts.append(f"<p class=status id=status>{pages} pages, rendered in {shown.seconds:.2f} s</p>")
-        query_string = self._query_string(shown.query)
+        query_string = self.query_string(shown.query)
         for file in shown.files:
             href = f"/kit/{urllib.parse.quote(activity_id)}/{urllib.parse.quote(file.name)}{query_string}"
             parts.append(f'<section class=file data-role="{file.role}"><h2>{html.escape(file.role.value.replace("-", " "))} '
@@ -355,7 +355,7 @@ class KitServer:
         return f'<form class=options method=get>{"".join(fields)}</form>'
 
     @staticmethod
-    def _query_string(query: dict[str, str]) -> str:
+    def query_string(query: dict[str, str]) -> str:
         kept = {name: query[name] for name in OPTION_NAMES if query.get(name)}
         return "?" + urllib.parse.urlencode(kept) if kept else ""
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from kitgen.core.errors import UsageError
-from kitgen.core.units import PAPER_SIZES
+from kitgen.plan.options import LANGUAGE, LANGUAGE_CODE, Option, OPTIONS, PRINTER
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,17 +22,9 @@ else:  # pragma: no cover - Python 3.10
 
 SETTINGS_FILE = "kitgen.toml"
 
-# key → (the option it sets, an example value for the commented file, what it means)
-KEYS: dict[str, tuple[str, str, str]] = {
-    "paper": ("--paper", '"letter"', "paper size of every file: " + " or ".join(PAPER_SIZES) + " (default a4)"),
-    "card_size": ("--card-size", '"bridge"', "poker, bridge, mini, tarot or WxH such as 63x88mm (default: each "
-                                             "activity's own)"),
-    "class_size": ("--class-size", "28", "students to equip: enough numbered kits and record sheets for them"),
-    "languages": ("--lang", '["en", "ro"]', "the language editions to build, check and preview, where an "
-                                            "activity has them (default: every edition)"),
-    "printer": ("--printer", '"room12"', "a printer profile saved with kitgen printer add (its back offset)"),
-    "output": ("--out", '"printed"', "the folder kits are written to, from this file's folder (default output)"),
-}
+# Every option the settings file may set, by its key: the build options and the two choices of a command
+SETTABLE: dict[str, Option] = {one.key: one for one in (*OPTIONS, LANGUAGE, PRINTER) if one.key}
+KEYS = tuple(SETTABLE)
 
 
 def settings_file(content: Path) -> Path:
@@ -44,8 +36,9 @@ def template() -> str:
     """The commented settings file `kitgen new` writes into a new library: every key, none set."""
     lines = [f"# {SETTINGS_FILE}: this library's own defaults for kitgen. Uncomment a line to use it;",
              "# an option typed on the command line always wins (kitgen build --paper a4 ...).", ""]
-    for key, (option, example, meaning) in KEYS.items():
-        lines += [f"# {meaning} ({option})", f"# {key} = {example}", ""]
+    for key, one in SETTABLE.items():
+        flag = one.flag.split("/")[0]
+        lines += [f"# {one.help} ({flag})", f"# {key} = {one.example}", ""]
     return "\n".join(lines)
 
 
@@ -80,23 +73,33 @@ def load_settings(content: Path) -> dict:
     return settings
 
 
-def _checked(path: Path, key: str, value):
-    if key == "class_size":
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 500:
-            raise _problem(path, f"class_size: expected a whole number from 1 to 500, got {value!r}")
-        return value
-    if key == "languages":
+def _checked(path: Path, key: str, value: object) -> object:
+    """A setting's value, as its option's flag would take it; `output` made a path from the file's folder."""
+    one = SETTABLE[key]
+    if one is LANGUAGE:
         languages = [value] if isinstance(value, str) else value
         if not isinstance(languages, list) or not languages or not all(
-                isinstance(lang, str) and re.fullmatch(r"[a-z]{2}", lang) for lang in languages):
+                isinstance(lang, str) and LANGUAGE_CODE.fullmatch(lang) for lang in languages):
             raise _problem(path, f"languages: expected two-letter codes such as [\"en\", \"ro\"], got {value!r}")
         return list(languages)
-    if not isinstance(value, str) or not value.strip():
-        raise _problem(path, f"{key}: expected a text such as {KEYS[key][1]}, got {value!r}")
-    if key == "paper":
-        if value.lower() not in PAPER_SIZES:
-            raise _problem(path, f"paper: expected one of {', '.join(PAPER_SIZES)}, got {value!r}")
-        return value.lower()
-    if key == "output":
-        return path.parent / value
-    return value
+    try:
+        checked = one.checked(value, key)
+    except UsageError as error:
+        raise _problem(path, str(error)) from None
+    return path.parent / checked if one.name == "out_dir" else checked
+
+
+def chosen_options(content: Path, typed: dict[str, object]) -> dict[str, object]:
+    """Each option's value by precedence: typed on the command line, else the library's kitgen.toml, else its
+    default (left out). `typed` holds only what the user typed, by option name; the result adds the settings'
+    values by option name too (`language` may be the settings' list of languages). A typed back offset leaves the
+    settings' printer aside, and a typed printer the settings' back offset."""
+    chosen = dict(typed)
+    for key, value in load_settings(content).items():
+        name = SETTABLE[key].name
+        if name in typed:
+            continue
+        if (name == PRINTER.name and "back_offset_mm" in typed) or (name == "back_offset_mm" and "printer" in typed):
+            continue
+        chosen[name] = value
+    return chosen

@@ -7,11 +7,11 @@ from kitgen.core.choices import CutLines, Font, Ink
 
 @dataclass(frozen=True)
 class Style:
-    cut_lines: CutLines = "marks"  # crop marks in the margin, thin lines round every card, or both
+    cut_lines: CutLines = CutLines.MARKS  # crop marks in the margin, thin lines round every card, or both
     back_offset: tuple[float, float] = (0.0, 0.0)  # points every back page is shifted by (printer correction)
-    ink: Ink = "normal"  # light: outlines and patterns only, no filled areas
+    ink: Ink = Ink.NORMAL  # light: outlines and patterns only, no filled areas
     large_print: bool = False  # sheets at ≥ 14 pt with taller rows; card text as large as fits
-    font: Font = "standard"  # the font family of every text of every file
+    font: Font = Font.STANDARD  # the font family of every text of every file
     cricut: bool = False  # the faces also go on Print Then Cut pictures (the print guide says how to use them)
 
     @property

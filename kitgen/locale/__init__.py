@@ -24,13 +24,13 @@ def library_locale(content: Path | None) -> tuple[Path, ...]:
     return (Path(content).parent / "locale",) if content is not None else ()
 
 
-def _candidates(folder: Path, language: str) -> list[Path]:
+def catalog_candidates(folder: Path, language: str) -> list[Path]:
     return [folder / f"{language}.po", folder / language / "LC_MESSAGES" / f"{DOMAIN}.po"]
 
 
 def catalog_files(language: str, folders: tuple[Path, ...] = ()) -> list[Path]:
     """Every catalog for `language`, the library's before kitgen's own."""
-    found = [path for folder in folders for path in _candidates(folder, language) if path.is_file()]
+    found = [path for folder in folders for path in catalog_candidates(folder, language) if path.is_file()]
     own = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     return found + ([own] if own.is_file() else [])
 

@@ -63,7 +63,7 @@ class Segment:
 class Sheet:
     """The printing options that shape a card sheet."""
 
-    duplex: Duplex = "long"
+    duplex: Duplex = Duplex.LONG
     fold: bool = False  # gutter fold: backs on the same page, below a fold line
     bleed: float = 0.0  # points of art beyond every cut line
     margin: float = PAGE_MARGIN  # nothing is printed closer than this to a page edge

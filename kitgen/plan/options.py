@@ -1,16 +1,23 @@
-"""What a build is asked to do: the options as typed, and resolved into what plan and render read."""
+"""What a build is asked to do: the options as typed, and resolved into what plan and render read.
+
+Every option is declared once, as a field of `BuildOptions` (its name, type and default) with its flag, range,
+help and settings key in the field's metadata; `OPTIONS` reads them back for the CLI, the settings file, serve,
+the manifest and the variant folder name.
+"""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from types import UnionType
+from typing import Any, get_args, get_origin, get_type_hints, TYPE_CHECKING, Union
 
+from kitgen.core.choices import CutLines, Cutter, Duplex, Font, Ink
 from kitgen.core.errors import UsageError
-from kitgen.core.choices import CutLines, Duplex, Font, Ink
 from kitgen.core.style import Style
+from kitgen.core.units import CARD_PRESETS, CardSize, mm, PAPER_SIZES, PaperSize, parse_card_size, parse_paper, to_mm
 from kitgen.plan.imposition import Sheet
-from kitgen.core.units import CardSize, mm, PaperSize, parse_card_size, parse_paper, to_mm
+from kitgen.plan.option import Option, OPTION, option, parse_offset, plain
 
 if TYPE_CHECKING:
     from kitgen.load.model import Activity
@@ -22,13 +29,9 @@ def kits_for_class(class_size: int, players_per_kit: int) -> int:
 
 
 MAX_KITS = 60
-DUPLEX, CUT_LINES, INK = get_args(Duplex), get_args(CutLines), get_args(Ink)  # the choices, for the CLI too
-FONTS = get_args(Font)
-
-
-def _choose(what: str, value: object, choices: tuple) -> None:
-    if value not in choices:
-        raise UsageError(f"{what} must be {', '.join(choices[:-1])} or {choices[-1]}, got {value!r}")
+MAX_CLASS = 500
+DUPLEX, CUT_LINES, INK, FONTS, CUTTERS = Duplex.words(), CutLines.words(), Ink.words(), Font.words(), Cutter.words()
+_SIZES = ", ".join(CARD_PRESETS)
 
 
 @dataclass(frozen=True)
@@ -44,63 +47,89 @@ class ResolvedOptions:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """What the user chose on the command line (or a test in code)."""
+    """What the user chose on the command line, in kitgen.toml or serve's page (or a test in code)."""
 
-    paper: str = "a4"
-    card_size: str | None = None  # overrides the activity's card size
-    out_dir: Path = Path("output")
-    incremental: bool = False  # skip a kit whose inputs have not changed since its last build
-    kits: int = 1  # numbered kits to print ("Kit 7" on every back) when more than one
-    class_size: int | None = None  # students to equip; overrides `kits` (rounded up to whole kits)
-    duplex: str | None = None  # long, short or none (None: the activity's default, else long)
-    fold: bool | None = None  # gutter fold instead of duplex
-    bleed_mm: float | None = None
-    margin_mm: float | None = None  # nothing printed closer to the paper's edge (None: 5 mm)
-    print_shop: bool = False  # one card per page with bleed (3 mm unless asked), faces each followed by its back
-    cutter: str | None = None  # "silhouette": print-then-cut registration marks and an SVG cut file per card file;
-    # "cricut": PNG pictures of the faces within Design Space's print-then-cut size, each with an SVG of its outlines
-    corner_mm: float = 0.0  # rounded card corners (cut lines and cut files follow them)
-    cut_lines: str | None = None  # marks, lines or both
-    back_offset_mm: tuple[float, float] = (0.0, 0.0)
-    ink: str = "normal"  # normal or light
-    large_print: bool = False
-    png_dpi: int | None = None  # also a PNG of every card design at this resolution, in the kit's png/ folder
-    font: str | None = None  # standard or legible (None: the activity's `font`, else standard)
+    paper: str = field(default="a4", metadata=option(
+        "--paper", "Paper size of every file.", words=tuple(PAPER_SIZES), example='"letter"', variant=str))
+    card_size: str | None = field(default=None, metadata=option(
+        "--card-size", f"{_SIZES} or WxH such as 63x88mm (default: the activity's).", metavar="SIZE",
+        example='"bridge"', variant=str))
+    out_dir: Path = field(default=Path("output"), metadata=option(
+        "--out", "Folder to write kits into.", setting="output", example='"printed"', named=False, recorded=False))
+    incremental: bool = False  # skip a kit whose inputs have not changed since its last build (--force: False)
+    kits: int = field(default=1, metadata=option(
+        "--kits", "Numbered kits to print.", low=1, high=MAX_KITS, example="4", variant=lambda v: f"kits{v}"))
+    class_size: int | None = field(default=None, metadata=option(
+        "--class-size", "Students to equip: prints enough numbered kits (overrides --kits).", low=1, high=MAX_CLASS,
+        example="28", variant=lambda v: f"class{v}"))
+    duplex: Duplex | None = field(default=None, metadata=option(
+        "--duplex", "Backs for a long- or short-edge flip, or no backs (default: the activity's, else long).",
+        example='"short"', variant=lambda v: f"duplex-{v}"))
+    fold: bool | None = field(default=None, metadata=option(
+        "--fold/--no-fold", "Gutter fold: faces and backs on one side of the sheet (default: the activity's, "
+        "else no).", example="true", variant=lambda v: "fold" if v else "no-fold"))
+    bleed_mm: float | None = field(default=None, metadata=option(
+        "--bleed", "Card art extends this far past the cut line.", low=0, high=10, metavar="MM", example="3",
+        variant=lambda v: f"bleed{v:g}mm"))
+    cut_lines: CutLines | None = field(default=None, metadata=option(
+        "--cut-lines", "Crop marks in the margin, thin lines round every card, or both.", example='"both"',
+        variant=lambda v: f"cut-{v}"))
+    margin_mm: float | None = field(default=None, metadata=option(
+        "--margin", "Print no closer than this to the paper's edge (default 5; a printer that prints closer may "
+        "fit more, e.g. --margin 2 puts crop marks above and below 9 cards on Letter).", low=0, high=20,
+        metavar="MM", example="3"))
+    print_shop: bool = field(default=False, metadata=option(
+        "--print-shop", "One card per page with bleed (3 mm unless --bleed), each face followed by its back, trim "
+        "box set: the file print-on-demand services ask for.", example="true"))
+    cutter: Cutter | None = field(default=None, metadata=option(
+        "--cutter", "Print-then-cut: silhouette, registration marks on the card sheets and an SVG cut file of the "
+        "card outlines beside each card file; cricut, the card faces as PNG pictures of at most 6.75 × 9.25 in "
+        "(300 dpi), each with an SVG of its card outlines.", example='"silhouette"'))
+    corner_mm: float = field(default=0.0, metadata=option(
+        "--corners", "Round the cards' corners by this radius (cut lines and cut files follow).", low=0, high=10,
+        metavar="MM", label="corner radius", example="3"))
+    back_offset_mm: tuple[float, float] = field(default=(0.0, 0.0), metadata=option(
+        "--back-offset", "Shift back pages by X,Y mm (measure with kitgen calibrate).", low=-20, high=20,
+        metavar="X,Y", example='"1.5,-0.8"', label="back offset",
+        variant=lambda v: "offset{:+g},{:+g}".format(*v)))
+    ink: Ink = field(default=Ink.NORMAL, metadata=option(
+        "--ink", "light: outlines only, no filled areas.", example='"light"', variant=lambda v: f"{v}-ink"))
+    large_print: bool = field(default=False, metadata=option(
+        "--large-print", "Sheets at 14 pt or more; card text as large as fits.", example="true",
+        variant=lambda v: "large-print"))
+    png_dpi: int | None = field(default=None, metadata=option(
+        "--png", "Also a PNG of every card face, back and slip at DPI (e.g. 300), in the kit's png/ folder.",
+        low=36, high=1200, metavar="DPI", example="300", named=False))
+    font: Font | None = field(default=None, metadata=option(
+        "--font", "legible: Atkinson Hyperlegible for every text (default: the activity's font, else standard, "
+        "DejaVu Sans).", example='"legible"'))
 
-    def recorded(self) -> dict:
+    def __post_init__(self) -> None:
+        for one in OPTIONS:  # a word given in code ("long") becomes its enum; every value checked once, here
+            value = getattr(self, one.name)
+            if value is not None and value != one.default:
+                object.__setattr__(self, one.name, one.checked(value))
+
+    def recorded(self) -> dict[str, Any]:
         """The options that change the output, as recorded in the manifest."""
-        return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
-                "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
-                "margin_mm": self.margin_mm, "print_shop": self.print_shop, "cutter": self.cutter,
-                "corner_mm": self.corner_mm,
-                "back_offset_mm": list(self.back_offset_mm), "ink": self.ink, "large_print": self.large_print,
-                "png_dpi": self.png_dpi, "font": self.font}
+        return {one.name: _recordable(getattr(self, one.name)) for one in OPTIONS if one.recorded}
 
     def resolve(self, activity: Activity) -> ResolvedOptions:
         """Every choice made and checked once: the user's, else the activity's defaults, else kitgen's."""
         printing = activity.printing
-        duplex = self.duplex or printing.duplex or "long"
+        duplex = Duplex(self.duplex or printing.duplex or Duplex.LONG)
         bleed_mm = self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0)
         if self.print_shop:  # a print shop trims each card: it needs bleed, and the backs behind their faces
             bleed_mm = self.bleed_mm if self.bleed_mm is not None else 3.0
-            duplex = "long"
-        cut_lines = self.cut_lines or printing.cut_lines or "marks"
+            duplex = Duplex.LONG
+        OPTION_NAMED["bleed_mm"].checked(bleed_mm)  # the activity's own bleed is held to the flag's range too
+        cut_lines = CutLines(self.cut_lines or printing.cut_lines or CutLines.MARKS)
         try:
             paper, card = parse_paper(self.paper), parse_card_size(self.card_size or activity.card_size)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        _choose("duplex", duplex, DUPLEX)
-        _choose("cut lines", cut_lines, CUT_LINES)
-        _choose("ink", self.ink, INK)
-        font = self.font or activity.font or "standard"
-        _choose("font", font, FONTS)
-        if not 0 <= bleed_mm <= 10:
-            raise UsageError(f"bleed must be between 0 and 10 mm, got {bleed_mm:g}")
+        font = OPTION_NAMED["font"].checked(self.font or activity.font or Font.STANDARD)
         margin_mm = 5.0 if self.margin_mm is None else self.margin_mm
-        if not 0 <= margin_mm <= 20:
-            raise UsageError(f"margin must be between 0 and 20 mm, got {margin_mm:g}")
-        if any(abs(v) > 20 for v in self.back_offset_mm):
-            raise UsageError("a back offset of more than 20 mm is not a printer shift; measure again")
         kits = self.kits_for(activity.players.max)
         if not 1 <= kits <= MAX_KITS:
             raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
@@ -108,15 +137,10 @@ class BuildOptions:
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
         if self.print_shop:  # no gutter fold, no printer's shift: the shop prints every page as it is
             fold, offset = False, (0.0, 0.0)
-        if self.cutter not in (None, "silhouette", "cricut"):
-            raise UsageError(f"cutter must be silhouette or cricut, got {self.cutter!r}")
-        if not 0 <= self.corner_mm <= 10:
-            raise UsageError(f"corner radius must be between 0 and 10 mm, got {self.corner_mm:g}")
-        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,  # type: ignore[arg-type]
-                      self.cutter == "silhouette", mm(self.corner_mm))  # cricut: Design Space prints its own marks
-        return ResolvedOptions(paper, card, sheet,
-                               Style(cut_lines, offset, self.ink, self.large_print, font,  # type: ignore[arg-type]
-                                     self.cutter == "cricut"), kits)
+        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,
+                      self.cutter == Cutter.SILHOUETTE, mm(self.corner_mm))  # cricut: Design Space prints its own
+        style = Style(cut_lines, offset, Ink(self.ink), self.large_print, font, self.cutter == Cutter.CRICUT)
+        return ResolvedOptions(paper, card, sheet, style, kits)
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits
@@ -124,9 +148,8 @@ class BuildOptions:
     def variant(self) -> str:
         """What these options change from the defaults, as a folder name (`letter-class28`); empty for the
         default build. Every recorded option counts, so two different outputs never share a name."""
-        defaults = BuildOptions().recorded()
-        parts = [_VARIANT_PARTS.get(key, lambda v, k=key: f"{k.removesuffix('_mm').replace('_', '-')}-{_plain(v)}")(
-            value) for key, value in self.recorded().items() if key != "png_dpi" and value != defaults.get(key)]
+        parts = [one.folder_part(getattr(self, one.name)) for one in OPTIONS
+                 if one.recorded and one.named and getattr(self, one.name) != one.default]
         return re.sub(r"[^A-Za-z0-9.,+-]+", "", "-".join(parts))
 
     def placed(self) -> "BuildOptions":
@@ -139,17 +162,44 @@ class BuildOptions:
 VARIANTS = "variants"  # the folder of non-default builds inside the output folder
 
 
-def _plain(value: object) -> str:
-    if isinstance(value, (list, tuple)):
-        return ",".join(_plain(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:g}"
-    return "yes" if value is True else "no" if value is False else str(value)
+def _recordable(value: Any) -> Any:
+    """A value as the manifest's JSON holds it: an offset as a list, an enum as its word."""
+    if isinstance(value, tuple):
+        return list(value)
+    return str(value) if isinstance(value, (Duplex, CutLines, Ink, Font, Cutter)) else value
 
 
-_VARIANT_PARTS = {
-    "paper": str, "card_size": str, "class_size": lambda v: f"class{v}", "kits": lambda v: f"kits{v}",
-    "fold": lambda v: "fold" if v else "no-fold", "ink": lambda v: f"{v}-ink", "large_print": lambda v: "large-print",
-    "back_offset_mm": lambda v: "offset{:+g},{:+g}".format(*v), "bleed_mm": lambda v: f"bleed{v:g}mm",
-    "duplex": lambda v: f"duplex-{v}", "cut_lines": lambda v: f"cut-{v}",
-}
+def _declared() -> tuple[Option, ...]:
+    hints = get_type_hints(BuildOptions)
+    declared = []
+    for one in fields(BuildOptions):
+        if OPTION not in one.metadata:
+            continue
+        kind = hints[one.name]
+        if get_origin(kind) in (Union, UnionType):  # X | None → X
+            kind = next(k for k in get_args(kind) if k is not type(None))
+        declared.append(Option(one.name, kind=get_origin(kind) or kind, default=one.default,
+                               **one.metadata[OPTION]))
+    return tuple(declared)
+
+
+OPTIONS: tuple[Option, ...] = _declared()
+OPTION_NAMED = {one.name: one for one in OPTIONS}
+
+# Two choices of a command that are not build options: the edition to build and a saved printer profile
+LANGUAGE = Option("language", "--lang", "Build only this language edition (default: all).", metavar="LANG",
+                  setting="languages", example='["en", "ro"]', recorded=False, named=False)
+PRINTER = Option("printer", "--printer", "Use a saved printer profile's back offset.", metavar="NAME",
+                 example='"room12"', recorded=False, named=False)
+LANGUAGE_CODE = re.compile(r"[a-z]{2}")
+
+
+def language_code(text: str, what: str = "--lang") -> str:
+    """A two-letter language code, or a UsageError naming `what`."""
+    if not LANGUAGE_CODE.fullmatch(text):
+        raise UsageError(f"{what} takes a two-letter language code such as en or ro, got {text!r}")
+    return text
+
+
+__all__ = ["BuildOptions", "CUTTERS", "CUT_LINES", "DUPLEX", "FONTS", "INK", "LANGUAGE", "OPTIONS", "OPTION_NAMED",
+           "Option", "PRINTER", "ResolvedOptions", "VARIANTS", "kits_for_class", "parse_offset", "plain"]

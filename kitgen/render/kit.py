@@ -10,8 +10,14 @@ from typing import Callable
 
 import jinja2
 
+from kitgen.fonts.registry import family
+from kitgen.render.documents import render_document
+from kitgen.core.errors import ContentError
+from kitgen.load.source import dotted
+from kitgen.pictures.emoji import EMOJI_CREDIT, EMOJI_SET, named_picture
+from kitgen.core.display import Path as Drawn, walk
 from kitgen.check.content import CheckedKit
-from kitgen.pictures.files import Picture
+from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
 from kitgen.load.model import Activity
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
@@ -26,8 +32,6 @@ from kitgen.core.units import PAPER_SIZES, to_mm
 
 def picture_credits(files: list[OutputFile]) -> str:
     """The credit lines the pictures printed in `files` require (read from what is drawn), joined."""
-    from kitgen.core.display import Path as Drawn, walk
-    from kitgen.pictures.emoji import EMOJI_CREDIT, EMOJI_SET
 
     for file in files:
         document = file.document
@@ -68,7 +72,6 @@ class KitRenderer:
 
     def where(self, loc: tuple, what: str) -> str:
         """`file:line:column: decks[0].cards[1] (what)` for error messages about rendered content."""
-        from kitgen.load.source import dotted
 
         file, line, column = self.checked.loaded.source.position(loc)
         return f"{file}:{line}:{column}: {dotted(loc)} ({what})"
@@ -127,10 +130,6 @@ class KitRenderer:
     @cached_property
     def pictures(self) -> dict[tuple, Picture]:
         """Every card's and back's picture, found and checked once; every bad one reported at once, located."""
-        from kitgen.core.errors import ContentError
-        from kitgen.pictures.files import library_root, PictureError, read_picture
-        from kitgen.load.source import dotted
-        from kitgen.pictures.emoji import named_picture
 
         loaded = self.checked.loaded
         root = library_root(loaded.path)
@@ -240,7 +239,6 @@ class KitRenderer:
         key = document_key(root, self.plan.paper, self.style, title, suffix, page_word, credits)
         document = self.documents.get(key)
         if document is None:  # (platypus is imported only when a document is laid out: an edit to a card needs none)
-            from kitgen.render.documents import render_document
 
             document = render_document(root, self.plan.paper, large_print=self.style.large_print, title=title,
                                        footer=lambda n: f"{title}{suffix} · {page_word} {n}", credits=credits,
@@ -282,7 +280,6 @@ class KitRenderer:
                 "replays": checked.replays}
 
     def render(self) -> list[OutputFile]:
-        from kitgen.fonts.registry import family
 
         with family(self.style.font):  # every text of every file in the kit's font family
             return self._render()

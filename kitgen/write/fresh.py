@@ -7,6 +7,12 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
+from kitgen.load.yaml_source import read_yaml
+from kitgen.load.editions import editions
+from kitgen.core.errors import UsageError
+from kitgen.locale import catalog_candidates, catalog_files
+from kitgen import __version__
 from kitgen.jinja.lookup import resolve_template
 from kitgen.fonts.registry import FONT_DIR
 from kitgen.write.kitdir import artefact_name_ok, MANIFEST, remove_leftovers_beside, UNFINISHED
@@ -54,14 +60,11 @@ def input_record(content_files: list[Path], templates: dict[str, str], language:
                  catalog_folders: tuple[Path, ...] = ()) -> dict:
     """Everything whose change must rebuild the kit (content files with their spreadsheets, templates, fonts, the
     language's catalogs in the library and in kitgen), as plain JSON data."""
-    from kitgen import __version__
-    from kitgen.locale import catalog_files
 
     files = [*content_files, *(Path(p) for p in templates.values()), *sorted(FONT_DIR.glob("*.ttf"))]
     files += catalog_files(language, catalog_folders)
-    from kitgen.locale import _candidates
 
-    absent = [path for folder in catalog_folders for path in _candidates(folder, language) if not path.is_file()]
+    absent = [path for folder in catalog_folders for path in catalog_candidates(folder, language) if not path.is_file()]
     return {
         "kitgen": __version__,
         "options": options,
@@ -134,7 +137,6 @@ def verified_manifest(folder: Path) -> dict | None:
 
 
 def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
-    from kitgen import __version__
 
     if inputs.get("kitgen") != __version__ or inputs.get("options") != options:
         return False
@@ -162,10 +164,6 @@ def fresh_result(activity_path: Path, language: str, library, options):
     Reads only the manifest, the YAML of the activity file (for its id and editions) and file hashes:
     a no-op rebuild needs neither the validation model nor the renderer.
     """
-    from kitgen.core.errors import UsageError
-    from kitgen.load.editions import editions
-    from kitgen.load.yaml_source import read_yaml
-    from kitgen.core.files import kit_folder_name
 
     data, _ = read_yaml(activity_path)
     if not isinstance(data, dict) or data.get("id") != library_id(activity_path, library):
@@ -187,7 +185,6 @@ def fresh_result(activity_path: Path, language: str, library, options):
 
 def _result_of(folder: Path, manifest: dict, activity_id: str, language: str):
     """The result a manifest records: its files, quality notes and summary (nothing is written)."""
-    from kitgen.core.files import BuildResult, OutputFile
 
     files = [OutputFile(folder / name, entry["role"], entry["pages"], entry["sheets"])
              for name, entry in manifest.get("files", {}).items()]
@@ -209,7 +206,6 @@ def last_good_results(activity_id: str, out_dir: Path) -> list:
 
 def fresh_results(activity_path: Path, library, options) -> list | None:
     """The last results of every edition when none of them needs building, else None."""
-    from kitgen.load.editions import editions
 
     results = [fresh_result(activity_path, language, library, options) for language in editions(activity_path)]
     return None if None in results else results
