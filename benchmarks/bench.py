@@ -353,13 +353,17 @@ def watched_saves(kitgen: list[str], content: Path, activity: str, out: Path, re
     return walls
 
 
-def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
+def serve_case(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
     """`kitgen serve growing-discard`: from saving an edit to the page refreshed, as a browser does it: the
     server's push received, the page fetched again and every picture it names that was not fetched before
-    (pictures are named by what they show, so a browser keeps the unchanged ones). Median of at least 7 saves."""
+    (pictures are named by what they show, so a browser keeps the unchanged ones). Median of at least 7 saves;
+    then again after five other option sets were viewed and their pages closed (a save renders only what an
+    open page shows, so it should cost the same)."""
     import http.client
+    import json
     import queue
     import re
+    import socket
     import threading
     import urllib.request
 
@@ -369,7 +373,7 @@ def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
     original = source.read_text(encoding="utf-8")
     process = subprocess.Popen(kitgen + ["serve", "growing-discard", "--content", str(content)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
-    walls = []
+    rows = []
     try:
         for line in process.stdout:  # type: ignore[union-attr]
             if line.startswith("serving "):
@@ -377,34 +381,51 @@ def serve_case(work: Path, kitgen: list[str], repeat: int) -> dict:
                 break
         base = url.split("/kit/")[0]
         host, port = base.removeprefix("http://").split(":")
-        stream = http.client.HTTPConnection(host, int(port), timeout=120)
-        stream.request("GET", "/events")
-        response = stream.getresponse()
-        pushed: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [pushed.put(raw.decode()) for raw in response
-                                         if raw.startswith(b"data:")], daemon=True).start()
         fetched: set[str] = set()
 
-        def refresh() -> None:
-            page = urllib.request.urlopen(url, timeout=120).read().decode()
+        def refresh(address: str = url) -> str:
+            page = urllib.request.urlopen(address, timeout=120).read().decode()
             for picture in re.findall(r'src="(/page/[^"]+)"', page):
                 if picture not in fetched:
                     urllib.request.urlopen(base + picture, timeout=120).read()
                     fetched.add(picture)
+            return page
 
-        pushed.get(timeout=120)
-        refresh()
-        for turn in range(max(repeat, 7)):
-            start = time.perf_counter()
-            source.write_text(original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8")
+        def open_stream(page: str) -> tuple[socket.socket, queue.Queue[str]]:
+            """The event stream the page's script opens (it names the kit and options the page shows)."""
+            stream = http.client.HTTPConnection(host, int(port), timeout=120)
+            stream.request("GET", json.loads(re.search(r"new EventSource\((\"[^\"]*\")\)", page)[1]))
+            connection = stream.sock  # (the response reads it after the connection object lets go of it)
+            response = stream.getresponse()
+            pushed: queue.Queue[str] = queue.Queue()
+            threading.Thread(target=lambda: [pushed.put(raw.decode()) for raw in response
+                                             if raw.startswith(b"data:")], daemon=True).start()
             pushed.get(timeout=120)
-            refresh()
-            walls.append(time.perf_counter() - start)
-            time.sleep(0.2)
+            return connection, pushed
+
+        stream, pushed = open_stream(refresh())
+        turn = 0
+        for case in ("save → refreshed page, serve", "save after 5 option sets viewed, serve"):
+            walls = []
+            for _ in range(max(repeat, 7)):
+                start = time.perf_counter()
+                source.write_text(original.replace("purpose: ", f"purpose: ({turn}) ", 1), encoding="utf-8")
+                pushed.get(timeout=120)
+                refresh()
+                walls.append(time.perf_counter() - start)
+                turn += 1
+                time.sleep(0.2)
+            rows.append(_save_row(case, walls))
+            for size in (21, 22, 23, 24, 25):  # five other option sets, each page opened and closed
+                other, _ = open_stream(refresh(f"{url}{'&' if '?' in url else '?'}class_size={size}"))
+                other.shutdown(socket.SHUT_RDWR)  # the page closed, as a browser closes it
+                other.close()
+            time.sleep(1.5)  # the server notices a closed stream within a second
+        stream.shutdown(socket.SHUT_RDWR)
         stream.close()
     finally:
         _interrupt(process)
-    return _save_row("save → refreshed page, serve", walls)
+    return rows
 
 
 def _interrupt(process: subprocess.Popen) -> None:
@@ -593,7 +614,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.typst_only:
             rows = library_cases(work, kitgen, args.repeat, warm) + [watch_case(work, kitgen, args.repeat),
                                                                        watch_edit_case(work, kitgen, args.repeat),
-                                                                       serve_case(work, kitgen, args.repeat)] \
+                                                                       *serve_case(work, kitgen, args.repeat)] \
                 + deck_cases(work, kitgen, args.repeat, args.quick, warm)
         edit_rows, notes = edit_pairs(work, kitgen, args.repeat, warm)
         rows += edit_rows

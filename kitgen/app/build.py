@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kitgen.core.errors import ContentError, KitgenError, PlanError, UnprintableContent
+from kitgen.core.errors import ContentError, KitgenError, PlanError, Problem, UnprintableContent
 from kitgen.load.library import Library
 from kitgen.load.editions import editions, own_language
 from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
@@ -30,19 +30,37 @@ def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
     return loaded
 
 
-def check(activity_id: str, library: Library | None = None, language: str | None = None) -> None:
-    """Validate every edition of an activity (or the one in `language`) and run its content checks, without
-    rendering; an edition whose language has no catalog fails here as its build would."""
-    from kitgen.check.content import check_activity
-
+def check(activity_id: str, library: Library | None = None, language: str | None = None, *,
+          options: BuildOptions = BuildOptions()) -> None:
+    """Everything `build` does to every edition of an activity (or the one in `language`) but the writing: load,
+    check, plan and render each file as it would be printed with `options`; one ContentError lists every
+    problem found, those of every card and file (a bad picture, a QR code or text that cannot fit, a character
+    no font has, host-key text in a player's file)."""
     library = library or Library.open()
     path = library.find(activity_id)
+    several = len(editions(path)) > 1
+    problems: list[Problem] = []
     for lang in [language] if language else editions(path):
-        loaded = _load(activity_id, path, lang)
-        check_activity(loaded)
-        problem = missing_catalog(loaded.activity.language, library_locale(library.content))
-        if problem:
-            raise ContentError([loaded.source.problem(("language",), problem)])
+        problems += edition_problems(activity_id, path, lang, library, options, several_editions=several)
+    if problems:
+        raise ContentError(list(dict.fromkeys(problems)))  # a problem two editions share, once
+
+
+def edition_problems(activity_id: str, path: Path, language: str, library: Library, options: BuildOptions, *,
+                     several_editions: bool = False) -> list[Problem]:
+    """Every problem that would stop the build of one edition, found by rendering it in memory."""
+    try:
+        loaded = _load(activity_id, path, language)
+    except ContentError as error:
+        return error.problems
+    problem = missing_catalog(loaded.activity.language, library_locale(library.content))
+    if problem:  # nothing renders without the catalog
+        return [loaded.source.problem(("language",), problem)]
+    try:
+        render_kit(loaded, options, library, several_editions=several_editions, pdf=False, every_problem=True)
+    except ContentError as error:
+        return error.problems
+    return []
 
 
 def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
@@ -131,17 +149,24 @@ def _untranslated_note(language: str, untranslated: list[str]) -> str:
 
 
 def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
-               several_editions: bool = False, pdf: bool = True) -> RenderedKit:
+               several_editions: bool = False, pdf: bool = True, every_problem: bool = False) -> RenderedKit:
     """Check, plan and render every file of a kit in memory (with `pdf`, through the PDF backend too);
-    nothing is written. A file that would print host-key material or a character no font has is an error."""
+    nothing is written. A file that would print host-key material or a character no font has is an error.
+    With `every_problem`, what cannot be printed does not stop the render: every card and file is rendered
+    and one ContentError lists every problem found."""
     from kitgen.check.content import check_activity
     from kitgen.write.fresh import input_record, templates_used
     from kitgen.render.leaks import host_secrets, leak_problems
-    from kitgen.render.kit import KitRenderer, root_templates
+    from kitgen.render.kit import card_pictures, KitRenderer, root_templates
     from kitgen.render.markup import environment
-    from kitgen.render.quality import collecting, unprintable_problems
+    from kitgen.render.quality import collecting, gathering, unprintable_problems
 
-    checked = check_activity(loaded)
+    try:
+        checked = check_activity(loaded)
+    except ContentError as error:  # the cards' pictures need no rendering: `check` lists their problems too
+        if not every_problem:
+            raise
+        raise ContentError(error.problems + card_pictures(loaded)[1]) from None
     activity = loaded.activity
     resolved = options.resolve(activity)
     plan = _plan(loaded, resolved, size_from_content=not options.card_size)
@@ -149,17 +174,21 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     catalogs = library_locale(library.content)
     template_dirs = library.template_dirs(loaded.folder)
     env = environment(tuple(template_dirs), activity.language, catalogs)
-    with collecting() as quality:
+    with collecting() as quality, gathering(every_problem) as problems:
         files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
                             resolved.style).render()
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
         quality.append(_untranslated_note(activity.language, untranslated))
-    problems = leak_problems(host_secrets(activity), files, loaded.source)
-    if problems:
+    problems += leak_problems(host_secrets(activity), files, loaded.source)
+    if problems and not every_problem:
         raise ContentError(problems)
     unprintable = unprintable_problems(files, lambda char: _content_field_holding(loaded, char))
-    if unprintable:
+    if every_problem:
+        problems += [Problem.parse(text) or loaded.source.problem((), text) for text in unprintable]
+        if problems:
+            raise ContentError(problems)
+    elif unprintable:
         raise UnprintableContent("\n".join(unprintable))
     if pdf:
         from kitgen.export.pdf import write_pdf
@@ -188,5 +217,5 @@ def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library
     return result
 
 
-__all__ = ["BuildOptions", "BuildResult", "OutputFile", "RenderedKit", "build", "check", "build_all_editions",
+__all__ = ["BuildOptions", "BuildResult", "OutputFile", "RenderedKit", "build", "check", "edition_problems", "build_all_editions",
            "build_loaded", "editions", "kits_for_class", "render_kit"]

@@ -3,9 +3,12 @@
 One warm process holds the library. A kit is rendered in memory through the library API (`render_kit`), its
 pages rasterised with PDFium on request, and nothing is written to disk: the PDFs are downloaded from memory.
 The operating system's file events (watchfiles) say when a content file or template was saved; the kits that
-were looked at are rendered again at once, and every open page is told over one long-lived response
-(Server-Sent Events) to reload. A page's picture is named by a fingerprint of what is drawn on it, so after
-an edit the browser fetches, and the server rasterises, only the pages that changed.
+an open page shows are rendered again at once, and every open page is told over one long-lived response
+(Server-Sent Events) to reload. Each page's event stream names the kit and options it shows: while it is open,
+that rendering is kept; a save renders again only those and forgets the others (a page that asks for one of
+them again has it rendered then). A request with invalid options is answered with the error and never kept.
+A page's picture is named by a fingerprint of what is drawn on it, so after an edit the browser fetches, and
+the server rasterises, only the pages that changed.
 
 The server listens on 127.0.0.1 only (the kits may hold a host key); port 0 picks a free port. It answers only
 requests addressed to itself (`Host: 127.0.0.1:PORT` or `localhost:PORT`; others get 421, which defeats DNS
@@ -17,34 +20,34 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import json
 import pickle
 import queue
-import re
 import select
 import socket
 import threading
 import time
 import urllib.parse
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-from kitgen.core.errors import ContentError, KitgenError
+from kitgen.app.shown_errors import located, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
+from kitgen.core.errors import KitgenError, UsageError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
 from kitgen.core.files import Role
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
-KEPT_KITS = 6  # kits (activity × options) kept rendered and rendered again after a save
-SHOWN_PROBLEMS = 100  # the problems listed in the page; then one line says how many more there are
+KEPT_KITS = 6  # kits (activity × options) kept rendered at most, besides those an open page shows
 OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
 HEAD_SECONDS = 5.0  # a request's line and headers must have arrived by then, or its connection is closed
 SEND_SECONDS = 30.0  # then each read or write (the event stream writes every HEARTBEAT_SECONDS at least)
 HEARTBEAT_SECONDS = 10.0  # an event stream with no news says it is still there this often
 MAX_CONNECTIONS = 32  # open at once (each holds a thread); one more is answered 503 and closed
-_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 _ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
 
 
@@ -69,44 +72,12 @@ class ShownKit:
     language: str = ""
     editions: list[str] = field(default_factory=list)
     title: str = ""
+    invalid: bool = False  # the options themselves are wrong: no save can mend it, so it is never rendered again
 
 
-def located(error: BaseException) -> list[dict]:
-    """The first SHOWN_PROBLEMS lines of an error, each with `file`, `line`, `column` and the source line's
-    `text` when it names a place (each file named is read once), then one line saying how many more there are."""
-    if isinstance(error, ContentError):
-        lines = [str(problem) for problem in error.problems]
-    elif isinstance(error, KitgenError):
-        lines = str(error).splitlines() or [type(error).__name__]
-    else:
-        lines = [f"internal error: {type(error).__name__}: {error}"]
-    sources: dict[str, list[str]] = {}
-    shown = [_located_line(text, sources) for text in lines[:SHOWN_PROBLEMS]]
-    more = len(lines) - SHOWN_PROBLEMS
-    if more > 0:
-        shown.append({"message": f"and {more} more problem{'s' if more != 1 else ''}"})
-    return shown
-
-
-def _located_line(text: str, sources: dict[str, list[str]]) -> dict:
-    """One line of an error; the lines of the files read so far are kept in `sources`, by name."""
-    match = _LOCATED.match(text)
-    if not match:
-        return {"message": text}
-    file, line = match["file"], int(match["line"])
-    if file not in sources:
-        sources[file] = _source_lines(file)
-    source = sources[file]
-    return {"file": file, "line": line, "column": int(match["column"]), "message": match["message"],
-            "text": source[line - 1] if 0 < line <= len(source) else ""}
-
-
-def _source_lines(file: str) -> list[str]:
-    """A source file's lines ([] when it cannot be read as UTF-8)."""
-    try:
-        return Path(file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return []
+def kit_key(activity_id: str, query: dict[str, str]) -> tuple:
+    """What names one rendering: the activity and the options given (empty ones left out)."""
+    return activity_id, tuple(sorted((name, query[name]) for name in OPTION_NAMES if query.get(name)))
 
 
 def page_fingerprints(document) -> list[str]:
@@ -136,17 +107,23 @@ class KitServer:
         self.pictures: dict[str, bytes] = {}  # fingerprint → PNG
         self.generation = 0
         self.listeners: list[queue.Queue] = []
+        self.open_pages: Counter[tuple] = Counter()  # kit key → event streams open on a page showing it
+        self._pages_lock = threading.Lock()  # (not `lock`: a stream opens or closes while a kit renders)
 
     # ------------------------------------------------------------------ rendering
 
     def options(self, query: dict[str, str]) -> BuildOptions:
-        from kitgen.core.errors import UsageError
         from kitgen.app.printers import printer_offset
-        from kitgen.core.units import PAPER_SIZES
+        from kitgen.core.units import PAPER_SIZES, parse_card_size
 
         paper = (query.get("paper") or "a4").lower()
         if paper not in PAPER_SIZES:
             raise UsageError(f"paper must be one of {', '.join(PAPER_SIZES)}, got {paper!r}")
+        if query.get("card_size"):
+            try:
+                parse_card_size(query["card_size"])
+            except ValueError as error:
+                raise UsageError(str(error)) from None
         class_size = query.get("class_size") or ""
         if class_size and not (class_size.isdigit() and 1 <= int(class_size) <= 500):
             raise UsageError(f"class size must be a whole number from 1 to 500, got {class_size!r}")
@@ -155,17 +132,47 @@ class KitServer:
                             class_size=int(class_size) if class_size else None, back_offset_mm=offset)
 
     def kit(self, activity_id: str, query: dict[str, str]) -> ShownKit:
-        """The kit as last rendered with these options (rendered now if it never was)."""
-        query = {name: query[name] for name in OPTION_NAMES if query.get(name)}
-        key = (activity_id, tuple(sorted(query.items())))
+        """The kit as last rendered with these options (rendered now if it is not kept); with invalid options,
+        the error, answered now and neither kept nor rendered again on a save."""
+        key = kit_key(activity_id, query)
         with self.lock:
             if key not in self.kits:
-                self.kits[key] = ShownKit(activity_id, query)
-                self.render(self.kits[key])
-                while len(self.kits) > KEPT_KITS:
-                    self.kits.popitem(last=False)
+                shown = self.kits[key] = ShownKit(activity_id, dict(key[1]))
+                self.render(shown)
+                if shown.invalid:
+                    del self.kits[key]
+                    return shown
+                self._keep_at_most(KEPT_KITS, key)
             self.kits.move_to_end(key)
             return self.kits[key]
+
+    def _keep_at_most(self, count: int, asked: tuple) -> None:
+        """Forget the kits used longest ago that no open page shows (nor the `asked` one), until at most `count`
+        are kept."""
+        shown = self.shown_keys() | {asked}
+        for key in [key for key in self.kits if key not in shown][:max(len(self.kits) - count, 0)]:
+            del self.kits[key]
+            self._forget_unused()
+
+    @contextmanager
+    def shown_by_a_page(self, activity_id: str, query: dict[str, str]) -> Iterator[None]:
+        """While the block runs (a page's event stream is open), the kit it names is kept and rendered again
+        after every save that touches it."""
+        key = kit_key(activity_id, query)
+        with self._pages_lock:
+            self.open_pages[key] += 1
+        try:
+            yield
+        finally:
+            with self._pages_lock:
+                self.open_pages[key] -= 1
+                if self.open_pages[key] <= 0:
+                    del self.open_pages[key]
+
+    def shown_keys(self) -> set[tuple]:
+        """The kits some open page shows."""
+        with self._pages_lock:
+            return set(self.open_pages)
 
     def render(self, shown: ShownKit) -> None:
         from kitgen.app.build import _load, render_kit
@@ -177,15 +184,10 @@ class KitServer:
             shown.editions = editions(path)
             preferred = [lang for lang in self.languages if lang in shown.editions]
             shown.language = shown.query.get("lang") or (preferred[0] if preferred else own_language(path))
-            if shown.language not in shown.editions:
-                from kitgen.core.errors import UsageError
-
-                raise UsageError(f"{shown.activity_id} has no {shown.language!r} edition "
-                                 f"(editions: {', '.join(shown.editions)})")
+            options = self._valid_options(shown)
             loaded = _load(shown.activity_id, path, shown.language)
             shown.title = loaded.activity.title
-            kit = render_kit(loaded, self.options(shown.query), self.library,
-                             several_editions=len(shown.editions) > 1, pdf=False)
+            kit = render_kit(loaded, options, self.library, several_editions=len(shown.editions) > 1, pdf=False)
             files = self._files(kit.files)
         except Exception as error:  # shown in the page, with the last good pages under it
             shown.error = located(error)
@@ -195,6 +197,17 @@ class KitServer:
         shown.files, shown.error = files, None
         shown.seconds = time.perf_counter() - start
         self._forget_unused()
+
+    def _valid_options(self, shown: ShownKit) -> BuildOptions:
+        """The kit's build options; UsageError, with the kit marked invalid, when they are not options it has."""
+        try:
+            if shown.language not in shown.editions:
+                raise UsageError(f"{shown.activity_id} has no {shown.language!r} edition "
+                                 f"(editions: {', '.join(shown.editions)})")
+            return self.options(shown.query)
+        except KitgenError:
+            shown.invalid = True
+            raise
 
     def _files(self, rendered) -> list[ShownFile]:
         """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
@@ -231,13 +244,17 @@ class KitServer:
             return self.pictures[fingerprint]
 
     def changed(self, paths: list[str]) -> None:
-        """Files were saved: render the kits they belong to again (all of them for a template), then tell the
-        open pages."""
+        """Files were saved: render again the kits an open page shows that they belong to (all of them for a
+        template) and forget those no page shows, then tell the open pages."""
         with self.lock:
             start = time.perf_counter()
-            for shown in list(self.kits.values()):
-                if self._affects(shown.activity_id, paths):
+            shown_keys = self.shown_keys()
+            for key, shown in list(self.kits.items()):
+                if key not in shown_keys:
+                    del self.kits[key]  # rendered again if a page asks for it
+                elif self._affects(shown.activity_id, paths):
                     self.render(shown)
+            self._forget_unused()
             self.generation += 1
             names = ", ".join(Path(p).name for p in paths[:3]) + (" ..." if len(paths) > 3 else "")
             self.log(f"changed: {names}; pages refreshed in {time.perf_counter() - start:.2f}s")
@@ -296,7 +313,7 @@ class KitServer:
             rows.append(f'<li><a href="{html.escape(link)}">{html.escape(activity_id)}</a> — {html.escape(title)}</li>')
         body = f"<h1>Activity library</h1><p class=where>{html.escape(str(self.library.content))}</p>" \
                f"<ul class=library>{''.join(rows)}</ul>"
-        return _document("Activity library", body, self.generation)
+        return _document("Activity library", body, self.generation, "/events")
 
     def kit_page(self, activity_id: str, query: dict[str, str]) -> str:
         shown = self.kit(activity_id, {**self.defaults, **query})
@@ -326,7 +343,8 @@ class KitServer:
                 parts.append(f'<img src="/page/{fingerprint}.png" alt="{html.escape(file.name)} page {number}" '
                              f'title="page {number}" loading="lazy">')
             parts.append("</div></section>")
-        return _document(shown.title or activity_id, "".join(parts), self.generation)
+        events = f"/events?{urllib.parse.urlencode({'kit': activity_id, **shown.query})}"  # the kit this page shows
+        return _document(shown.title or activity_id, "".join(parts), self.generation, events)
 
     def _options_form(self, shown: ShownKit) -> str:
         from kitgen.app.printers import load_printers
@@ -372,7 +390,7 @@ h1{margin:.2em 0} h2{font-size:1.1em;margin:1.2em 0 .4em} small{font-weight:norm
 
 _SCRIPT = """
 let shown = %d;
-const events = new EventSource('/events');
+const events = new EventSource(%s);  // it names the kit and options shown: they stay rendered while it is open
 events.onmessage = async (event) => {  // a rebuild: the page's new body replaces the old one, in place
   const generation = Number(event.data);
   if (generation === shown) return;
@@ -388,10 +406,10 @@ events.onmessage = async (event) => {  // a rebuild: the page's new body replace
 """
 
 
-def _document(title: str, body: str, generation: int) -> str:
+def _document(title: str, body: str, generation: int, events: str) -> str:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)} · kitgen'
             f"</title><style>{_STYLE}</style></head><body data-generation=\"{generation}\">{body}"
-            f"<script>{_SCRIPT % generation}</script></body></html>")
+            f"<script>{_SCRIPT % (generation, json.dumps(events))}</script></body></html>")
 
 
 def own_hosts(address: tuple) -> frozenset[str]:
@@ -469,7 +487,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not parts:
                 self._send(200, "text/html; charset=utf-8", kits.library_page().encode())
             elif parts == ["events"]:
-                self._events()
+                self._events(query)
             elif len(parts) == 2 and parts[0] == "page" and parts[1].endswith(".png"):
                 picture = kits.picture(parts[1][:-4])
                 if picture is None:
@@ -498,9 +516,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _events(self) -> None:
-        """A Server-Sent Events stream: the current generation at once, then one message per rebuild."""
+    def _events(self, query: dict[str, str]) -> None:
+        """A Server-Sent Events stream: the current generation at once, then one message per rebuild. While it is
+        open, the kit its `kit` and options name is kept rendered."""
         kits = self.server.kits
+        if "kit" not in query:
+            self._stream(kits)
+            return
+        with kits.shown_by_a_page(query["kit"], {**kits.defaults, **query}):
+            self._stream(kits)
+
+    def _stream(self, kits: KitServer) -> None:
         listener: queue.Queue = queue.Queue()
         kits.listeners.append(listener)
         try:

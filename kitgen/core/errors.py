@@ -1,8 +1,11 @@
 """Errors a user sees. Each carries enough to print `file:line:column: message` without a traceback."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+_LOCATED = re.compile(r"(?P<file>[^\n]+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)", re.S)
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,14 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+    @classmethod
+    def parse(cls, text: str) -> Problem | None:
+        """The problem a `file:line:column: message` text states, or None when it names no place."""
+        match = _LOCATED.fullmatch(text)
+        if match is None:
+            return None
+        return cls(match["file"], int(match["line"]), int(match["column"]), match["message"])
 
 
 class KitgenError(Exception):

@@ -14,6 +14,7 @@ from kitgen.render.fit import DoesNotFit, Slot
 from kitgen.render.pictures import fitted_with_emoji, label_with_emoji
 from kitgen.fonts.registry import register_fonts
 from kitgen.render.markup import inline_markup
+from kitgen.render.quality import gathered
 from kitgen.core.units import mm, PaperSize
 
 MARK_RADIUS = mm(2.5)
@@ -36,8 +37,11 @@ def _board(board: BoardPrint) -> list[Item]:
     try:
         return _board_parts(board)
     except DoesNotFit as error:
-        raise UnprintableContent(f"{board.where}: the text {str(error)[:60]!r} does not fit on the mat even at "
-                                 "the smallest size; shorten it") from None
+        unprintable = UnprintableContent(f"{board.where}: the text {str(error)[:60]!r} does not fit on the mat even "
+                                         "at the smallest size; shorten it")
+        if not gathered(unprintable):  # (`check` gathers it and goes on to the next mat)
+            raise unprintable from None
+        return []
 
 
 def _board_parts(board: BoardPrint) -> list[Item]:

@@ -20,7 +20,7 @@ from kitgen.render.fit import DoesNotFit, label_items, Slot
 from kitgen.fonts.registry import register_fonts, REGULAR, regular, string_width
 from kitgen.render.markup import inline_markup, parse_xml, plain_text
 from kitgen.render.pictures import fitted_with_emoji, label_with_emoji, placed
-from kitgen.render.quality import contrast_on_white, MIN_CONTRAST, note
+from kitgen.render.quality import contrast_on_white, gathered, MIN_CONTRAST, note
 from kitgen.core.units import INCH, mm, PaperSize
 
 SAFE_INSET = mm(3)  # text stays this far inside the cut line
@@ -475,7 +475,12 @@ def render_card_sheets(
             name = names[(kind, key)] = f"{kind}{len(names)}"
             digest = design_key(design, kind, width, height, bleed, style, kind == "back" and bordered,
                                 marker_of.get(key) if kind == "face" else None)
-            drawn = designs.drawn(digest, design.label, lambda: draw(kind, key, design))
+            try:
+                drawn = designs.drawn(digest, design.label, lambda: draw(kind, key, design))
+            except UnprintableContent as error:  # `check` gathers it and draws the rest; never kept
+                if not gathered(error):
+                    raise
+                drawn = ()
             document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed), drawn,
                                         design.label, design.stem, digest)
         where = rotate_half_turn(rect.right, rect.top) if rotated else translate(rect.x, rect.y)

@@ -12,11 +12,12 @@ import jinja2
 
 from kitgen.fonts.registry import family
 from kitgen.render.documents import render_document
-from kitgen.core.errors import ContentError
 from kitgen.load.source import dotted
 from kitgen.pictures.emoji import EMOJI_CREDIT, EMOJI_SET, named_picture
 from kitgen.core.display import Path as Drawn, walk
 from kitgen.check.content import CheckedKit
+from kitgen.core.errors import ContentError, Problem
+from kitgen.load import LoadedActivity
 from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
 from kitgen.load.model import Activity
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
@@ -26,6 +27,7 @@ from kitgen.core.style import Style
 from kitgen.core.cache import Shelf
 from kitgen.render.design_cache import document_key, TemplateOutputs
 from kitgen.render.markup import render_template
+from kitgen.render.quality import gathered
 from kitgen.core.files import OutputFile, Role
 from kitgen.core.units import PAPER_SIZES, to_mm
 
@@ -53,6 +55,28 @@ def root_templates(activity: Activity) -> set[str]:
     if activity.boards:
         roots.add("board.xml.j2")
     return roots
+
+
+def card_pictures(loaded: LoadedActivity) -> tuple[dict[tuple, Picture], list[Problem]]:
+    """Every card's and back's picture by the place of its owner, found and checked, and a located problem for
+    each that cannot be used."""
+
+    root = library_root(loaded.path)
+    found: dict[tuple, Picture] = {}
+    problems = []
+    for d, deck in enumerate(loaded.activity.decks):
+        owners = [(("decks", d, "back"), deck.back)]
+        owners += [(("decks", d, "cards", k), card) for k, card in enumerate(deck.cards)]
+        for loc, owner in owners:
+            if not (owner.image or owner.picture):
+                continue
+            key = "image" if owner.image else "picture"
+            try:
+                found[loc] = read_picture(owner.image, loaded.folder, root) if owner.image \
+                    else named_picture(owner.picture)
+            except PictureError as error:
+                problems.append(loaded.source.problem(loc + (key,), f"{dotted(loc + (key,))}: {error}"))
+    return found, problems
 
 
 @dataclass
@@ -129,26 +153,13 @@ class KitRenderer:
 
     @cached_property
     def pictures(self) -> dict[tuple, Picture]:
-        """Every card's and back's picture, found and checked once; every bad one reported at once, located."""
-
-        loaded = self.checked.loaded
-        root = library_root(loaded.path)
-        found: dict[tuple, Picture] = {}
-        problems = []
-        for d, deck in enumerate(self.activity.decks):
-            owners = [(("decks", d, "back"), deck.back)]
-            owners += [(("decks", d, "cards", k), card) for k, card in enumerate(deck.cards)]
-            for loc, owner in owners:
-                if not (owner.image or owner.picture):
-                    continue
-                key = "image" if owner.image else "picture"
-                try:
-                    found[loc] = read_picture(owner.image, loaded.folder, root) if owner.image \
-                        else named_picture(owner.picture)
-                except PictureError as error:
-                    problems.append(loaded.source.problem(loc + (key,), f"{dotted(loc + (key,))}: {error}"))
+        """Every card's and back's picture, found and checked once; every bad one reported at once, located
+        (`check` gathers them and renders the cards without them)."""
+        found, problems = card_pictures(self.checked.loaded)
         if problems:
-            raise ContentError(problems)
+            error = ContentError(problems)
+            if not gathered(error):
+                raise error
         return found
 
     def deck_file(self, deck_file: DeckFile) -> OutputFile:

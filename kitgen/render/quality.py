@@ -1,11 +1,16 @@
-"""Quality notes gathered while rendering: shrunk text and colours that read poorly in grayscale."""
+"""Quality notes gathered while rendering (shrunk text, colours that read poorly in grayscale), and the problems
+`check` gathers instead of stopping at the first: a card or file that cannot be printed is recorded and left out,
+and the render goes on to the next."""
 from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Iterator
 
+from kitgen.core.errors import ContentError, Problem, UnprintableContent
+
 _notes: ContextVar[list[str] | None] = ContextVar("quality_notes", default=None)
+_problems: ContextVar[list[Problem] | None] = ContextVar("render_problems", default=None)
 MIN_CONTRAST = 4.5  # WCAG's ratio for body text
 
 
@@ -24,6 +29,34 @@ def note(message: str) -> None:
     notes = _notes.get()
     if notes is not None and message not in notes:
         notes.append(message)
+
+
+@contextmanager
+def gathering(active: bool = True) -> Iterator[list[Problem]]:
+    """While the block runs (when `active`), the render-stage problems `gathered` accepts are kept in the list
+    it yields instead of stopping the render."""
+    problems: list[Problem] = []
+    token = _problems.set(problems if active else None)
+    try:
+        yield problems
+    finally:
+        _problems.reset(token)
+
+
+def gathered(error: ContentError | UnprintableContent) -> bool:
+    """Keep `error`'s problems when problems are being gathered and each names its place (True: the caller goes
+    on without the card or file); False: the caller raises it."""
+    problems = _problems.get()
+    if problems is None:
+        return False
+    if isinstance(error, ContentError):
+        problems += error.problems
+        return True
+    found = [Problem.parse(line) for line in str(error).split("\n")]
+    if not found or None in found:
+        return False
+    problems += [p for p in found if p is not None]
+    return True
 
 
 def grey_level(rgb: tuple[float, float, float]) -> float:
