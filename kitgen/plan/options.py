@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Any, Callable, get_args, TypeVar
 
 from kitgen.core.errors import UsageError
 from kitgen.core.choices import CutLines, Duplex, Font, Ink
@@ -22,13 +22,19 @@ def kits_for_class(class_size: int, players_per_kit: int) -> int:
 
 
 MAX_KITS = 60
-DUPLEX, CUT_LINES, INK = get_args(Duplex), get_args(CutLines), get_args(Ink)  # the choices, for the CLI too
-FONTS = get_args(Font)
+DUPLEX: tuple[Duplex, ...] = get_args(Duplex)  # the choices, for the CLI too
+CUT_LINES: tuple[CutLines, ...] = get_args(CutLines)
+INK: tuple[Ink, ...] = get_args(Ink)
+FONTS: tuple[Font, ...] = get_args(Font)
+_Choice = TypeVar("_Choice", bound=str)
 
 
-def _choose(what: str, value: object, choices: tuple) -> None:
-    if value not in choices:
-        raise UsageError(f"{what} must be {', '.join(choices[:-1])} or {choices[-1]}, got {value!r}")
+def _chosen(what: str, value: object, choices: tuple[_Choice, ...]) -> _Choice:
+    """`value`, one of `choices`; a UsageError naming them otherwise."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise UsageError(f"{what} must be {', '.join(choices[:-1])} or {choices[-1]}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ class BuildOptions:
     png_dpi: int | None = None  # also a PNG of every card design at this resolution, in the kit's png/ folder
     font: str | None = None  # standard or legible (None: the activity's `font`, else standard)
 
-    def recorded(self) -> dict:
+    def recorded(self) -> dict[str, Any]:
         """The options that change the output, as recorded in the manifest."""
         return {"paper": self.paper, "card_size": self.card_size, "kits": self.kits, "class_size": self.class_size,
                 "duplex": self.duplex, "fold": self.fold, "bleed_mm": self.bleed_mm, "cut_lines": self.cut_lines,
@@ -89,11 +95,10 @@ class BuildOptions:
             paper, card = parse_paper(self.paper), parse_card_size(self.card_size or activity.card_size)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        _choose("duplex", duplex, DUPLEX)
-        _choose("cut lines", cut_lines, CUT_LINES)
-        _choose("ink", self.ink, INK)
-        font = self.font or activity.font or "standard"
-        _choose("font", font, FONTS)
+        chosen_duplex = _chosen("duplex", duplex, DUPLEX)
+        chosen_cut_lines = _chosen("cut lines", cut_lines, CUT_LINES)
+        ink = _chosen("ink", self.ink, INK)
+        font = _chosen("font", self.font or activity.font or "standard", FONTS)
         if not 0 <= bleed_mm <= 10:
             raise UsageError(f"bleed must be between 0 and 10 mm, got {bleed_mm:g}")
         margin_mm = 5.0 if self.margin_mm is None else self.margin_mm
@@ -112,11 +117,11 @@ class BuildOptions:
             raise UsageError(f"cutter must be silhouette or cricut, got {self.cutter!r}")
         if not 0 <= self.corner_mm <= 10:
             raise UsageError(f"corner radius must be between 0 and 10 mm, got {self.corner_mm:g}")
-        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,  # type: ignore[arg-type]
+        sheet = Sheet(chosen_duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,
                       self.cutter == "silhouette", mm(self.corner_mm))  # cricut: Design Space prints its own marks
         return ResolvedOptions(paper, card, sheet,
-                               Style(cut_lines, offset, self.ink, self.large_print, font,  # type: ignore[arg-type]
-                                     self.cutter == "cricut"), kits)
+                               Style(chosen_cut_lines, offset, ink, self.large_print, font, self.cutter == "cricut"),
+                               kits)
 
     def kits_for(self, players_per_kit: int) -> int:
         return kits_for_class(self.class_size, players_per_kit) if self.class_size else self.kits
@@ -147,7 +152,7 @@ def _plain(value: object) -> str:
     return "yes" if value is True else "no" if value is False else str(value)
 
 
-_VARIANT_PARTS = {
+_VARIANT_PARTS: dict[str, Callable[[Any], str]] = {
     "paper": str, "card_size": str, "class_size": lambda v: f"class{v}", "kits": lambda v: f"kits{v}",
     "fold": lambda v: "fold" if v else "no-fold", "ink": lambda v: f"{v}-ink", "large_print": lambda v: "large-print",
     "back_offset_mm": lambda v: "offset{:+g},{:+g}".format(*v), "bleed_mm": lambda v: f"bleed{v:g}mm",
