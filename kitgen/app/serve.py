@@ -29,12 +29,32 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypedDict
 
 from kitgen.core.errors import ContentError, KitgenError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
-from kitgen.core.files import Role
+from kitgen.core.files import OutputFile, Role
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+    from watchfiles._rust_notify import RustNotify
+
+    from kitgen.core.display import Document
+
+
+
+class _Message(TypedDict):
+    message: str
+
+
+class ShownProblem(_Message, total=False):
+    """One line of an error as the page shows it: its message, and where it is when it names a place."""
+
+    file: str
+    line: int
+    column: int
+    text: str  # the source line
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
 KEPT_KITS = 6  # kits (activity × options) kept rendered and rendered again after a save
@@ -64,14 +84,14 @@ class ShownKit:
     activity_id: str
     query: dict[str, str]
     files: list[ShownFile] = field(default_factory=list)
-    error: list[dict] | None = None  # [{file, line, column, message, text}] or [{message}]
+    error: list[ShownProblem] | None = None
     seconds: float = 0.0
     language: str = ""
     editions: list[str] = field(default_factory=list)
     title: str = ""
 
 
-def located(error: BaseException) -> list[dict]:
+def located(error: BaseException) -> list[ShownProblem]:
     """The first SHOWN_PROBLEMS lines of an error, each with `file`, `line`, `column` and the source line's
     `text` when it names a place (each file named is read once), then one line saying how many more there are."""
     if isinstance(error, ContentError):
@@ -88,7 +108,7 @@ def located(error: BaseException) -> list[dict]:
     return shown
 
 
-def _located_line(text: str, sources: dict[str, list[str]]) -> dict:
+def _located_line(text: str, sources: dict[str, list[str]]) -> ShownProblem:
     """One line of an error; the lines of the files read so far are kept in `sources`, by name."""
     match = _LOCATED.match(text)
     if not match:
@@ -109,7 +129,7 @@ def _source_lines(file: str) -> list[str]:
         return []
 
 
-def page_fingerprints(document) -> list[str]:
+def page_fingerprints(document: Document) -> list[str]:
     """A fingerprint of each page's drawing (its items and the forms it places): equal drawings, equal names."""
     from kitgen.core.display import Use, walk
 
@@ -131,11 +151,11 @@ class KitServer:
         self.languages = languages or []  # the editions shown first, in this order, where a kit has them
         self.log = log
         self.lock = threading.RLock()  # one render or rasterisation at a time (ReportLab and PDFium share state)
-        self.kits: OrderedDict[tuple, ShownKit] = OrderedDict()
+        self.kits: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], ShownKit] = OrderedDict()
         self.sources: dict[str, tuple[bytes, int]] = {}  # fingerprint → (PDF, page index)
         self.pictures: dict[str, bytes] = {}  # fingerprint → PNG
         self.generation = 0
-        self.listeners: list[queue.Queue] = []
+        self.listeners: list[queue.Queue[int]] = []  # each open event stream's queue of generations
 
     # ------------------------------------------------------------------ rendering
 
@@ -196,7 +216,7 @@ class KitServer:
         shown.seconds = time.perf_counter() - start
         self._forget_unused()
 
-    def _files(self, rendered) -> list[ShownFile]:
+    def _files(self, rendered: Iterable[OutputFile]) -> list[ShownFile]:
         """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
         written again: the backend keeps its bytes, so a small edit rewrites only the files it touches)."""
         from kitgen.export.pdf import write_pdf
@@ -204,6 +224,7 @@ class KitServer:
         order = {role: i for i, role in enumerate(_ROLE_ORDER)}
         files = []
         for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
+            assert file.document is not None  # a rendered file has its drawing
             prints = page_fingerprints(file.document)
             data = write_pdf(file.document)
             for index, fingerprint in enumerate(prints):
@@ -267,7 +288,7 @@ class KitServer:
         notify, _folders = _events([self.library.content, *self.library.template_dirs()])
         threading.Thread(target=self._act_on_events, args=(notify, stop), daemon=True).start()
 
-    def _act_on_events(self, notify, stop: threading.Event) -> None:
+    def _act_on_events(self, notify: RustNotify, stop: threading.Event) -> None:
         from kitgen.app.watch import _ignored
 
         try:
@@ -394,7 +415,7 @@ def _document(title: str, body: str, generation: int) -> str:
             f"<script>{_SCRIPT % generation}</script></body></html>")
 
 
-def own_hosts(address: tuple) -> frozenset[str]:
+def own_hosts(address: tuple[Any, ...]) -> frozenset[str]:
     """The `Host` values that name the server listening at `address`: its loopback address or localhost, with
     its port (without it too on port 80, where browsers leave it out)."""
     host, port = address[0], address[1]
@@ -413,7 +434,7 @@ class _HeadReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         if self.deadline is not None:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
@@ -426,7 +447,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
     timeout = SEND_SECONDS  # each read or write once the request's head is in (the head has HEAD_SECONDS)
 
-    def log_message(self, format: str, *args) -> None:  # the terminal shows rebuilds, not every request
+    def log_message(self, format: str, *args: Any) -> None:  # the terminal shows rebuilds, not every request
         return None
 
     def setup(self) -> None:
@@ -501,7 +522,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _events(self) -> None:
         """A Server-Sent Events stream: the current generation at once, then one message per rebuild."""
         kits = self.server.kits
-        listener: queue.Queue = queue.Queue()
+        listener: queue.Queue[int] = queue.Queue()
         kits.listeners.append(listener)
         try:
             self.send_response(200)
@@ -532,7 +553,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not select.select([self.connection], [], [], 0)[0]:
             return False
         try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
         except OSError:
             return True
 
@@ -543,21 +565,23 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 64
 
-    def __init__(self, address, kits: KitServer):
+    def __init__(self, address: tuple[str, int], kits: KitServer) -> None:
         super().__init__(address, _Handler)
         self.kits = kits
         self.stopping = threading.Event()
+        assert isinstance(self.server_address, tuple)  # (host, port, ...): an internet address
         self.hosts = own_hosts(self.server_address)
         self.max_connections = MAX_CONNECTIONS
         self.open_connections = 0
         self._counting = threading.Lock()
 
-    def process_request(self, request, client_address) -> None:
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
         with self._counting:
             full = self.open_connections >= self.max_connections
             if not full:
                 self.open_connections += 1
         if full:
+            assert isinstance(request, socket.socket)  # a TCP server's request is its connection
             self._turn_away(request)
             return
         try:
@@ -566,7 +590,8 @@ class _HTTPServer(ThreadingHTTPServer):
             self._closed_one()
             raise
 
-    def process_request_thread(self, request, client_address) -> None:
+    def process_request_thread(self, request: socket.socket | tuple[bytes, socket.socket],
+                               client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:

@@ -11,6 +11,7 @@ import difflib
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from kitgen.core.errors import UsageError
 from kitgen.core.units import PAPER_SIZES
@@ -53,7 +54,7 @@ def _problem(path: Path, message: str) -> UsageError:
     return UsageError(f"{path}: {message}")
 
 
-def load_settings(content: Path) -> dict:
+def load_settings(content: Path) -> dict[str, Any]:
     """The settings of the library whose content folder is `content`: {key: value}, `output` made a path from the
     file's folder; {} when there is no settings file."""
     path = settings_file(content)
@@ -70,7 +71,7 @@ def load_settings(content: Path) -> dict:
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
         located = f"{path}:{where[1]}:{where[2]}" if where else str(path)
         raise UsageError(f"{located}: TOML syntax: {message}") from None
-    settings: dict = {}
+    settings: dict[str, Any] = {}
     for key, value in data.items():
         if key not in KEYS:
             close = difflib.get_close_matches(key, list(KEYS), n=1, cutoff=0.6)
@@ -80,7 +81,7 @@ def load_settings(content: Path) -> dict:
     return settings
 
 
-def _checked(path: Path, key: str, value):
+def _checked(path: Path, key: str, value: object) -> int | str | list[str] | Path:
     if key == "class_size":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 500:
             raise _problem(path, f"class_size: expected a whole number from 1 to 500, got {value!r}")
