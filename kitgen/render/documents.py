@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.pdfgen.canvas import Canvas
     from reportlab.platypus.doctemplate import BaseDocTemplate
-    from reportlab.platypus.tables import _TableCommand  # a table style command, as ReportLab's stubs name it
 
+TableCommand = tuple[Any, ...]  # a table style command: ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0))
 MARGIN = mm(15)
 BODY_SIZE = 10.5
 CELL_PADDING = 6  # points: ReportLab's default left and right cell padding
@@ -162,7 +162,7 @@ class _Builder:
         widths = [self.width * w / sum(weights) for w in weights]
         sized = [[self.cell(cell, widths[i]) for i, cell in enumerate(row)] for row in rows]
         cells = [[value for value, _ in row] for row in sized]
-        smaller: list[_TableCommand] = [("FONTSIZE", (c, r), (c, r), size) for r, row in enumerate(sized)
+        smaller: list[TableCommand] = [("FONTSIZE", (c, r), (c, r), size) for r, row in enumerate(sized)
                                         for c, (_, size) in enumerate(row) if size]
         header_rows = sum(1 for row in rows if len(row) and row[0].tag == "th")
         given_height, minimum = element.get("rowheight"), element.get("minrow")
@@ -173,7 +173,7 @@ class _Builder:
             heights: list[float | None] = [None] * header_rows
             heights += [height or row_height] * (len(rows) - header_rows)
             table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
-            style: list[_TableCommand] = [
+            style: list[TableCommand] = [
                      ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
                      ("FONTNAME", (0, 0), (-1, -1), regular()), ("FONTSIZE", (0, 0), (-1, -1), size),
                      ("LEADING", (0, 0), (-1, -1), size * 1.2)]
