@@ -319,7 +319,7 @@ class BoundedSandbox(SandboxedEnvironment):
             return sandbox._after(function(*args, **kwargs))
 
         bounded.__name__ = _name(function)
-        if hasattr(function, "jinja_pass_arg"):
+        if hasattr(function, "jinja_pass_arg"):  # Jinja marks a filter that takes the context so
             bounded.jinja_pass_arg = function.jinja_pass_arg  # type: ignore[attr-defined]
         return bounded
 
