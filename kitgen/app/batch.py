@@ -5,12 +5,15 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from kitgen.core.errors import describe_os_error, KitgenError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
 from kitgen.app.report import ActivityReport
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 
 def build_one(activity_id: str, options: BuildOptions, content: Path, language: str | None = None) -> ActivityReport:
@@ -129,7 +132,7 @@ def _end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _alone(unit: Edition, options: BuildOptions, content: Path, context) -> ActivityReport:
+def _alone(unit: Edition, options: BuildOptions, content: Path, context: BaseContext | None) -> ActivityReport:
     """One edition built in a process of its own (after a worker died): a crash there fails this edition only."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -240,7 +243,7 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
     return [reports[activity_id] for activity_id in files]
 
 
-def _cards_in(data) -> int:
+def _cards_in(data: object) -> int:
     """Cards an activity's YAML asks for (listed with their counts, or generated from a product), without the model."""
     total = 0
     decks = data.get("decks") if isinstance(data, dict) else None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kitgen.core.errors import ContentError, KitgenError, PlanError, Problem, UnprintableContent
 from kitgen.load.library import Library
@@ -13,6 +13,8 @@ from kitgen.plan.options import BuildOptions, kits_for_class, ResolvedOptions
 from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
 
 if TYPE_CHECKING:
+    from kitgen.core.display import Document
+    from kitgen.plan.kit import KitPlan
     from kitgen.load import LoadedActivity
 
 # The content model (pydantic), the checks and everything that renders are imported when a kit is loaded: a
@@ -119,7 +121,7 @@ class RenderedKit:
 
     folder: Path
     files: list[OutputFile]
-    record: dict
+    record: dict[str, Any]  # the manifest's, as JSON
     resolved: ResolvedOptions  # the options it was rendered with
 
     def result(self) -> BuildResult:
@@ -128,7 +130,7 @@ class RenderedKit:
                            quality=self.record["quality"], summary=self.record["summary"])
 
 
-def _plan(loaded: LoadedActivity, resolved, size_from_content: bool):
+def _plan(loaded: LoadedActivity, resolved: ResolvedOptions, size_from_content: bool) -> KitPlan:
     """The kit's plan; a size from the content that cannot fit the paper is a located content error."""
     from kitgen.load.source import dotted
     from kitgen.plan.kit import plan_kit
@@ -140,6 +142,12 @@ def _plan(loaded: LoadedActivity, resolved, size_from_content: bool):
         if loc is None:
             raise
         raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
+
+
+def _drawn(file: OutputFile) -> Document:
+    """What render drew for `file` (every file a render makes has its drawing)."""
+    assert file.document is not None, file.name
+    return file.document
 
 
 def _untranslated_note(language: str, untranslated: list[str]) -> str:
@@ -193,7 +201,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     if pdf:
         from kitgen.export.pdf import write_pdf
 
-        files = [replace(f, data=write_pdf(f.document)) for f in files]  # type: ignore[arg-type]
+        files = [replace(f, data=write_pdf(_drawn(f))) for f in files]
     summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
                "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
     inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,

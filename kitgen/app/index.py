@@ -4,10 +4,21 @@ from __future__ import annotations
 import html
 import io
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Sequence, Union
 
 from kitgen.app.report import ActivityReport
 from kitgen.load.library import Library
 from kitgen.core.atomic import write_atomic
+from kitgen.core.files import BuildResult
+
+if TYPE_CHECKING:
+    from kitgen.load.model import Activity
+    from kitgen.render.platypus import Flowable
+
+# one kit in the catalogue: its activity (as its manifest's summary has it, or as loaded), its result, its
+# thumbnail (JPEG) and the warning it is listed with, if any
+Entry = tuple[Union["Activity", SimpleNamespace], BuildResult, bytes, Union[str, None]]
 
 ROLE_NAMES = {"cards": "cards (card stock, two-sided)", "optional-cards": "optional deck (card stock, two-sided)",
               "mat": "mat (trim and glue)", "slips": "slips (cut)", "sheets": "player sheets",
@@ -35,17 +46,15 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
     if all(report.status == "up to date" for report in reports) and pdf_path.exists() and html_path.exists() \
             and STALE_MARK not in html_path.read_text(encoding="utf-8"):
         return pdf_path, html_path
-    from types import SimpleNamespace
-
     from kitgen.write.fresh import last_good_results
     from kitgen.load import load_activity
 
-    entries = []
+    entries: list[Entry] = []
     failures: list[tuple[str, str]] = []  # what failed and left no kit to list
     for report in reports:
         # an activity whose content has errors keeps its last good kits, listed with a warning; when only some
         # editions failed, the others are listed as built and each failed one says why
-        listed = [(result, None) for result in report.results]
+        listed: list[tuple[BuildResult, str | None]] = [(result, None) for result in report.results]
         if report.error and report.failed_editions:
             listed += [(result, edition_failed(result.language, report.failed_editions[result.language]))
                        for result in last_good_results(report.activity_id, out_dir)
@@ -58,6 +67,7 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
         if report.error and not report.failed_editions and not listed:
             failures.append((report.activity_id, report.error))
         for result, warning in listed:
+            activity: Activity | SimpleNamespace
             if result.summary:
                 activity = SimpleNamespace(**result.summary)
             else:  # a manifest from an older kitgen
@@ -69,7 +79,7 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
     return pdf_path, html_path
 
 
-def thumbnail(result) -> bytes:
+def thumbnail(result: BuildResult) -> bytes:
     """A small JPEG of the kit's first card sheet (or of its first file), for the catalogue."""
     from kitgen.app.preview import first_page_jpeg
 
@@ -77,7 +87,7 @@ def thumbnail(result) -> bytes:
     return first_page_jpeg(first.path, 220)
 
 
-def _catalogue_html(entries, out_dir: Path, failures: list[tuple[str, str]] = ()) -> str:
+def _catalogue_html(entries: list[Entry], out_dir: Path, failures: Sequence[tuple[str, str]] = ()) -> str:
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>Activity library</title>',
              "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}li{margin:.2em 0}</style>",
              "</head><body><h1>Activity library</h1>"]
@@ -102,7 +112,7 @@ def _catalogue_html(entries, out_dir: Path, failures: list[tuple[str, str]] = ()
     return "\n".join(parts)
 
 
-def _thumbnail(picture: bytes, width: float):
+def _thumbnail(picture: bytes, width: float) -> Flowable:
     """A flowable that draws a JPEG `width` points wide, embedded as it is.
 
     Given a picture in memory, ReportLab decodes it only to name it by its pixels; naming it by its JPEG bytes
@@ -134,7 +144,7 @@ def _thumbnail(picture: bytes, width: float):
     return Thumbnail()
 
 
-def _catalogue_pdf(entries) -> bytes:
+def _catalogue_pdf(entries: list[Entry]) -> bytes:
     from kitgen.render.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
 
@@ -151,11 +161,11 @@ def _catalogue_pdf(entries) -> bytes:
                                  topMargin=mm(15), bottomMargin=mm(15), title="Activity library",
                                  author="kitgen", creator="kitgen", invariant=1,
                                  initialFontName=REGULAR)
-    story: list = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
+    story: list[Flowable] = [Paragraph("Activity library", ParagraphStyle("h1", parent=head, fontSize=20, leading=24)),
                    Spacer(1, mm(4))]
     esc = html.escape
     for activity, result, picture, warning in entries:
-        text = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head)]
+        text: list[Flowable] = [Paragraph(f"{esc(activity.title)} ({esc(activity.language)})", head)]
         if warning:
             text.append(Paragraph(f"<b>{esc(warning)}</b>", body))
         text += [Paragraph(esc(activity.purpose), body),

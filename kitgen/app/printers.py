@@ -5,6 +5,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from kitgen.core.errors import UsageError
 
@@ -25,7 +26,7 @@ def parse_offset(text: str) -> tuple[float, float]:
     return float(match[1]), float(match[2])
 
 
-def load_printers() -> dict[str, dict]:
+def load_printers() -> dict[str, dict[str, Any]]:
     path = config_file()
     if not path.exists():
         return {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from kitgen.core.atomic import write_atomic
 from kitgen.core.errors import describe_os_error
@@ -53,7 +54,7 @@ REPORT_FILE = "quality.txt"  # every note of a kit, one a line, in the kit's fol
 SHOWN = 10  # at most this many notes are listed on the terminal too (none with --quiet)
 
 
-def write_report(folder, notes: list[str]):
+def write_report(folder: Path | str, notes: list[str]) -> Path | None:
     """Write the kit's notes to `quality.txt` in its folder and return its path; with no notes, remove a file
     left by an earlier build and return None. The file is not rewritten when it already holds the notes."""
     path = Path(folder) / REPORT_FILE
@@ -79,7 +80,7 @@ def _kinds(notes: list[str]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def report(results, show: int = SHOWN) -> list[str]:
+def report(results: Iterable[BuildResult], show: int = SHOWN) -> list[str]:
     """The quality report of built kits (each with `.folder` and `.quality`) as terminal lines: a summary line
     with the count and where the full list is, and the notes themselves only when there are at most `show`.
     Writes each kit's list to its folder (`write_report`)."""

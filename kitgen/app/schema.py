@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from kitgen.load.model import Activity
 from kitgen.core.atomic import write_atomic
@@ -10,7 +11,7 @@ from kitgen.core.atomic import write_atomic
 SCHEMA_ID = "https://kitgen.invalid/activity.schema.json"
 
 
-def activity_schema() -> dict:
+def activity_schema() -> dict[str, Any]:
     """The schema editors use to complete and check activity files (the YAML language server)."""
     schema = Activity.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -33,13 +33,33 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypedDict
 
 from kitgen.app.shown_errors import located, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
 from kitgen.core.errors import KitgenError, UsageError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
-from kitgen.core.files import Role
+from kitgen.core.files import OutputFile, Role
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+    from watchfiles._rust_notify import RustNotify
+
+    from kitgen.core.display import Document
+
+
+
+class _Message(TypedDict):
+    message: str
+
+
+class ShownProblem(_Message, total=False):
+    """One line of an error as the page shows it: its message, and where it is when it names a place."""
+
+    file: str
+    line: int
+    column: int
+    text: str  # the source line
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
 KEPT_KITS = 6  # kits (activity × options) kept rendered at most, besides those an open page shows
@@ -67,7 +87,7 @@ class ShownKit:
     activity_id: str
     query: dict[str, str]
     files: list[ShownFile] = field(default_factory=list)
-    error: list[dict] | None = None  # [{file, line, column, message, text}] or [{message}]
+    error: list[ShownProblem] | None = None
     seconds: float = 0.0
     language: str = ""
     editions: list[str] = field(default_factory=list)
@@ -80,7 +100,7 @@ def kit_key(activity_id: str, query: dict[str, str]) -> tuple:
     return activity_id, tuple(sorted((name, query[name]) for name in OPTION_NAMES if query.get(name)))
 
 
-def page_fingerprints(document) -> list[str]:
+def page_fingerprints(document: Document) -> list[str]:
     """A fingerprint of each page's drawing (its items and the forms it places): equal drawings, equal names."""
     from kitgen.core.display import Use, walk
 
@@ -102,12 +122,12 @@ class KitServer:
         self.languages = languages or []  # the editions shown first, in this order, where a kit has them
         self.log = log
         self.lock = threading.RLock()  # one render or rasterisation at a time (ReportLab and PDFium share state)
-        self.kits: OrderedDict[tuple, ShownKit] = OrderedDict()
+        self.kits: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], ShownKit] = OrderedDict()
         self.sources: dict[str, tuple[bytes, int]] = {}  # fingerprint → (PDF, page index)
         self.pictures: dict[str, bytes] = {}  # fingerprint → PNG
         self.generation = 0
-        self.listeners: list[queue.Queue] = []
-        self.open_pages: Counter[tuple] = Counter()  # kit key → event streams open on a page showing it
+        self.listeners: list[queue.Queue[int]] = []
+        self.open_pages: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()  # kit key → event streams open on a page showing it
         self._pages_lock = threading.Lock()  # (not `lock`: a stream opens or closes while a kit renders)
 
     # ------------------------------------------------------------------ rendering
@@ -209,7 +229,7 @@ class KitServer:
             shown.invalid = True
             raise
 
-    def _files(self, rendered) -> list[ShownFile]:
+    def _files(self, rendered: Iterable[OutputFile]) -> list[ShownFile]:
         """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
         written again: the backend keeps its bytes, so a small edit rewrites only the files it touches)."""
         from kitgen.export.pdf import write_pdf
@@ -217,6 +237,7 @@ class KitServer:
         order = {role: i for i, role in enumerate(_ROLE_ORDER)}
         files = []
         for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
+            assert file.document is not None  # a rendered file has its drawing
             prints = page_fingerprints(file.document)
             data = write_pdf(file.document)
             for index, fingerprint in enumerate(prints):
@@ -284,7 +305,7 @@ class KitServer:
         notify, _folders = _events([self.library.content, *self.library.template_dirs()])
         threading.Thread(target=self._act_on_events, args=(notify, stop), daemon=True).start()
 
-    def _act_on_events(self, notify, stop: threading.Event) -> None:
+    def _act_on_events(self, notify: RustNotify, stop: threading.Event) -> None:
         from kitgen.app.watch import _ignored
 
         try:
@@ -412,7 +433,7 @@ def _document(title: str, body: str, generation: int, events: str) -> str:
             f"<script>{_SCRIPT % (generation, json.dumps(events))}</script></body></html>")
 
 
-def own_hosts(address: tuple) -> frozenset[str]:
+def own_hosts(address: tuple[Any, ...]) -> frozenset[str]:
     """The `Host` values that name the server listening at `address`: its loopback address or localhost, with
     its port (without it too on port 80, where browsers leave it out)."""
     host, port = address[0], address[1]
@@ -431,7 +452,7 @@ class _HeadReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         if self.deadline is not None:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
@@ -444,7 +465,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
     timeout = SEND_SECONDS  # each read or write once the request's head is in (the head has HEAD_SECONDS)
 
-    def log_message(self, format: str, *args) -> None:  # the terminal shows rebuilds, not every request
+    def log_message(self, format: str, *args: Any) -> None:  # the terminal shows rebuilds, not every request
         return None
 
     def setup(self) -> None:
@@ -527,7 +548,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(kits)
 
     def _stream(self, kits: KitServer) -> None:
-        listener: queue.Queue = queue.Queue()
+        listener: queue.Queue[int] = queue.Queue()
         kits.listeners.append(listener)
         try:
             self.send_response(200)
@@ -558,7 +579,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not select.select([self.connection], [], [], 0)[0]:
             return False
         try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
         except OSError:
             return True
 
@@ -569,21 +591,23 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 64
 
-    def __init__(self, address, kits: KitServer):
+    def __init__(self, address: tuple[str, int], kits: KitServer) -> None:
         super().__init__(address, _Handler)
         self.kits = kits
         self.stopping = threading.Event()
+        assert isinstance(self.server_address, tuple)  # (host, port, ...): an internet address
         self.hosts = own_hosts(self.server_address)
         self.max_connections = MAX_CONNECTIONS
         self.open_connections = 0
         self._counting = threading.Lock()
 
-    def process_request(self, request, client_address) -> None:
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
         with self._counting:
             full = self.open_connections >= self.max_connections
             if not full:
                 self.open_connections += 1
         if full:
+            assert isinstance(request, socket.socket)  # a TCP server's request is its connection
             self._turn_away(request)
             return
         try:
@@ -592,7 +616,8 @@ class _HTTPServer(ThreadingHTTPServer):
             self._closed_one()
             raise
 
-    def process_request_thread(self, request, client_address) -> None:
+    def process_request_thread(self, request: socket.socket | tuple[bytes, socket.socket],
+                               client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
+
+if TYPE_CHECKING:
+    from watchfiles._rust_notify import RustNotify
 
 Snapshot = dict[str, tuple[int, int]]
 
@@ -77,9 +80,9 @@ class _Stop:
         self.is_set = stop
 
 
-def _events(folders: list[Path]):
+def _events(folders: list[Path]) -> tuple[RustNotify, list[str]]:
     """A watcher of the operating system's file events below `folders` (those that exist now)."""
-    from watchfiles.main import RustNotify
+    from watchfiles._rust_notify import RustNotify  # (watchfiles.main uses it without exporting it)
 
     existing = [str(folder) for folder in folders if Path(folder).is_dir()]
     return RustNotify(existing, False, False, 300, True, True), existing
@@ -106,7 +109,7 @@ def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None
             raw = notify.watch(60_000, step, step * 5, stop_event)  # grouped until quiet for one step
             if raw == "signal":
                 raise KeyboardInterrupt
-            if raw in ("stop", "timeout"):
+            if raw == "stop" or raw == "timeout":
                 continue
             relevant = [path for _change, path in raw if not _ignored(Path(path).name)
                         and not any(Path(path).resolve().is_relative_to(folder) for folder in skipped)]

@@ -9,6 +9,7 @@ from kitgen.core.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
 from kitgen.load.model import Activity, CardKind, CardTable, HandExample, SetExample
 from kitgen.load.placeholders import expand
+from kitgen.load.source import dotted, Location, SourceMap
 from kitgen.check.replay import data_value, Replay, replay_problems, replays
 
 CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
@@ -34,9 +35,9 @@ def _number(card: CardKind, field: str) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult | None, list[tuple[tuple, str]]]:
+def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult | None, list[tuple[Location, str]]]:
     """The hand's total and purchase, or the problems (relative location, message) that prevent it."""
-    problems: list[tuple[tuple, str]] = []
+    problems: list[tuple[Location, str]] = []
     cards: list[CardKind] = []
     for index, card_id in enumerate(example.hand):
         card = activity.card(card_id)
@@ -84,7 +85,7 @@ def card_texts(card: CardKind) -> dict[str, str]:
 @dataclass(frozen=True)
 class TableRow:
     card: CardKind
-    values: list  # one per field; "" where the card's data has none
+    values: list[object]  # one per field; "" where the card's data has none
     total: float
 
 
@@ -123,14 +124,15 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
                                                        f"decks[{d}].cards[{c}].color: expected black, red, blue, green "
                                                        f"or #rrggbb, got {text!r}"))
                 except Exception as error:  # a placeholder that fails: undefined, 1/0, a call, a huge range
-                    loc = ("decks", d, "cards", c, field)
+                    loc: Location = ("decks", d, "cards", c, field)
                     problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {error}; expected "
                                                         "'{{ name }}' placeholders that name a key of the card's data"))
-    hands = []
+    hands: list[HandResult] = []
     for e, example in enumerate(activity.host_key.examples):
-        hand, found = evaluate_hand(activity, example)
-        hands.append(hand)
-        for relative, message in found:
+        hand, failed = evaluate_hand(activity, example)
+        if hand is not None:  # (None comes with problems, and then the check raises below)
+            hands.append(hand)
+        for relative, message in failed:
             loc = ("host_key", "examples", e) + relative
             where = f"host_key.examples[{e}]." + ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in relative)
             problems.append(source.problem(loc, f"{where.replace('.[', '[')}: {message}"))
@@ -143,7 +145,7 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     problems += replay_problems(walked, source)
     if problems:
         raise ContentError(problems)
-    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked)  # type: ignore[arg-type]
+    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked)
 
 
 def _tables(activity: Activity) -> list[tuple[CardTable, list[TableRow]]]:
@@ -166,27 +168,28 @@ class SetResult:
     reason: str  # "run", "same" or "all"
 
 
-def score_set(activity: Activity, cards: list[CardKind]) -> tuple[SetResult | None, str | None]:
+def score_set(activity: Activity, cards: list[CardKind]) -> SetResult | str:
     """Points of a set under `host_key.scoring`, or why the cards are not a set."""
     rule = activity.host_key.scoring
     if rule is None:
-        return None, "the host key has sets but no scoring rule"
+        return "the host key has sets but no scoring rule"
     if len(cards) != rule.size:
-        return None, f"a set has {rule.size} cards, got {len(cards)}"
+        return f"a set has {rule.size} cards, got {len(cards)}"
     orders = [_number(card, rule.order) for card in cards]
-    if any(order is None for order in orders):
-        return None, f"every card of a set needs a number {rule.order!r} in its data"
-    ordered = sorted(orders)  # type: ignore[type-var]
+    numbers = [order for order in orders if order is not None]
+    if len(numbers) != len(orders):
+        return f"every card of a set needs a number {rule.order!r} in its data"
+    ordered = sorted(numbers)
     if any(b - a != 1 for a, b in zip(ordered, ordered[1:])):
-        return None, f"{', '.join(c.id for c in cards)} are not consecutive"
+        return f"{', '.join(c.id for c in cards)} are not consecutive"
     if rule.bonus_same and len({str(data_value(card, rule.bonus_same)) for card in cards}) == 1:
-        return SetResult(cards, rule.bonus_points, "same"), None
+        return SetResult(cards, rule.bonus_points, "same")
     if rule.bonus_all and all(data_value(card, rule.bonus_all) for card in cards):
-        return SetResult(cards, rule.bonus_points, "all"), None
-    return SetResult(cards, rule.points, "run"), None
+        return SetResult(cards, rule.bonus_points, "all")
+    return SetResult(cards, rule.points, "run")
 
 
-def table_cards(activity: Activity, table) -> list[CardKind]:
+def table_cards(activity: Activity, table: CardTable) -> list[CardKind]:
     """The card kinds a host-key card table lists: a whole deck or named cards."""
     if table.deck:
         deck = next((d for d in activity.decks if d.id == table.deck), None)
@@ -194,9 +197,9 @@ def table_cards(activity: Activity, table) -> list[CardKind]:
     return [card for card in (activity.card(c) for c in table.cards) if card is not None]
 
 
-def content_strings(activity: Activity) -> Iterator[tuple[tuple, str]]:
+def content_strings(activity: Activity) -> Iterator[tuple[Location, str]]:
     """Every text the content gives, with its place (`("decks", 0, "cards", 2, "text")`)."""
-    def strings(value, loc: tuple) -> Iterator[tuple[tuple, str]]:
+    def strings(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
         if isinstance(value, str):
             yield loc, value
         elif isinstance(value, dict):
@@ -209,7 +212,7 @@ def content_strings(activity: Activity) -> Iterator[tuple[tuple, str]]:
     return strings(activity.model_dump(exclude_defaults=True), ())
 
 
-def _script_problems(activity: Activity, source) -> list[Problem]:
+def _script_problems(activity: Activity, source: SourceMap) -> list[Problem]:
     """Text kitgen cannot print truthfully yet (right-to-left scripts), refused where the content says it."""
     from kitgen.fonts.registry import UNSUPPORTED, unsupported_characters
 
@@ -222,13 +225,11 @@ def _script_problems(activity: Activity, source) -> list[Problem]:
     return problems
 
 
-def _located(source, loc: tuple, message: str) -> Problem:
-    from kitgen.load.source import dotted
-
+def _located(source: SourceMap, loc: Location, message: str) -> Problem:
     return source.problem(loc, f"{dotted(loc)}: {message}")
 
 
-def _reference_problems(activity: Activity, source) -> list[Problem]:
+def _reference_problems(activity: Activity, source: SourceMap) -> list[Problem]:
     """Cards and decks named in the host key, totals and worked examples must exist."""
     problems = []
     key = activity.host_key
@@ -250,22 +251,24 @@ def _reference_problems(activity: Activity, source) -> list[Problem]:
     return problems
 
 
-def _scored_sets(activity: Activity, source) -> tuple[list[tuple[SetExample, SetResult]], list[Problem]]:
+def _scored_sets(activity: Activity, source: SourceMap) -> tuple[list[tuple[SetExample, SetResult]], list[Problem]]:
     """Each host-key set scored by the activity's rule, and the problems of those that are not sets."""
-    scored, problems = [], []
+    scored: list[tuple[SetExample, SetResult]] = []
+    problems: list[Problem] = []
     for n, example in enumerate(activity.host_key.sets):
-        cards = []
+        cards: list[CardKind] = []
         for c, card_id in enumerate(example.cards):
             card = activity.card(card_id)
             if card is None:
                 problems.append(_located(source, ("host_key", "sets", n, "cards", c), f"no card {card_id!r} in any deck"))
-            cards.append(card)
-        if None in cards:
+            else:
+                cards.append(card)
+        if len(cards) != len(example.cards):
             continue
-        result, why = score_set(activity, cards)  # type: ignore[arg-type]
-        if why:
-            problems.append(_located(source, ("host_key", "sets", n), why))
-        elif example.points is not None and result and result.points != example.points:
+        result = score_set(activity, cards)
+        if isinstance(result, str):  # why the cards are not a set
+            problems.append(_located(source, ("host_key", "sets", n), result))
+        elif example.points is not None and result.points != example.points:
             problems.append(_located(source, ("host_key", "sets", n, "points"),
                                      f"the scoring rule gives {result.points} point(s), the content says {example.points}"))
         else:
@@ -273,7 +276,7 @@ def _scored_sets(activity: Activity, source) -> tuple[list[tuple[SetExample, Set
     return scored, problems
 
 
-def _totals_problems(activity: Activity, source) -> list[Problem]:
+def _totals_problems(activity: Activity, source: SourceMap) -> list[Problem]:
     totals = activity.totals
     if totals is None:
         return []

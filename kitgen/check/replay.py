@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kitgen.core.errors import Problem
 from kitgen.load.model import Activity, CardKind, Step, Walkthrough
+from kitgen.load.source import dotted, Location, SourceMap
 
 Counts = dict[str, int]
 State = dict[str, Counts]  # holder → name → count, both in the order first met
@@ -44,7 +46,7 @@ class Replay:
     start: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
     steps: list[StepState] = field(default_factory=list)
     sums: list[tuple[str, str, list[int], int]] = field(default_factory=list)  # holder, name, terms, result
-    problems: list[tuple[tuple, str]] = field(default_factory=list)  # location relative to the walkthrough
+    problems: list[tuple[Location, str]] = field(default_factory=list)  # location relative to the walkthrough
 
     def label(self, name: str, count: int) -> str:
         """`2 metal`, `1 Worker`, `0 Workers`: the walkthrough's plural when the count is not 1."""
@@ -64,12 +66,12 @@ class Replay:
         return f"{holder}: {written} = {self.label(name, result)}"
 
 
-def _card_amounts(activity: Activity, card_id: str, fields: dict[str, str]) -> tuple[Counts | None, str | None]:
+def _card_amounts(activity: Activity, card_id: str, fields: dict[str, str]) -> Counts | str:
     """The counts a card's data gives through a field → count mapping, or why it gives none."""
 
     card: CardKind | None = activity.card(card_id)
     if card is None:
-        return None, f"no card {card_id!r} in any deck"
+        return f"no card {card_id!r} in any deck"
     amounts: Counts = {}
     for data_field, count_name in fields.items():
         value = data_value(card, data_field)
@@ -77,26 +79,27 @@ def _card_amounts(activity: Activity, card_id: str, fields: dict[str, str]) -> t
             amounts[count_name] = amounts.get(count_name, 0) + value
     if not amounts:
         named = ", ".join(fields) or "none declared"
-        return None, f"card {card_id!r} has no number in its data for these fields ({named})"
-    return amounts, None
+        return f"card {card_id!r} has no number in its data for these fields ({named})"
+    return amounts
 
 
-def _amounts(activity: Activity, given: dict | list, fields: dict[str, str], what: str,
-             where: tuple) -> tuple[list[tuple[Counts, str | None]], list[tuple[tuple, str]]]:
+def _amounts(activity: Activity, given: dict[str, int] | list[str], fields: dict[str, str], what: str,
+             where: Location) -> tuple[list[tuple[Counts, str | None]], list[tuple[Location, str]]]:
     """A step's amounts as (counts, card id or None) parts; card ids read through `fields`."""
     if isinstance(given, dict):
         return [(dict(given), None)], []
-    parts, problems = [], []
+    parts: list[tuple[Counts, str | None]] = []
+    problems: list[tuple[Location, str]] = []
     for index, card_id in enumerate(given):
         if not fields:
             problems.append((where + (index,), f"{card_id!r}: a card id here needs the walkthrough's {what} "
                                                f"(card data field → count), expected counts such as {{name: 1}}"))
             continue
-        amounts, why = _card_amounts(activity, card_id, fields)
-        if why:
-            problems.append((where + (index,), why))
+        amounts = _card_amounts(activity, card_id, fields)
+        if isinstance(amounts, str):  # why the card gives none
+            problems.append((where + (index,), amounts))
         else:
-            parts.append((amounts, card_id))  # type: ignore[arg-type]
+            parts.append((amounts, card_id))
     return parts, problems
 
 
@@ -123,13 +126,14 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
             result.problems.append((("steps", s), "a step that changes counts needs `who` (or a start state "
                                                   "whose first holder it acts on)"))
             return result
-        failed: list[tuple[tuple, str]] = []
+        failed: list[tuple[Location, str]] = []
         gains, found = _amounts(activity, step.gain, walk.values, "values", ("steps", s, "gain"))
         failed += found
         pays, found = _amounts(activity, step.pay, walk.costs, "costs", ("steps", s, "pay"))
         failed += found
         builds, found = _amounts(activity, step.build, walk.costs, "costs", ("steps", s, "build"))
         failed += found
+        moves: list[tuple[Counts, str | None]]
         if isinstance(step.move, list):
             moves = [({card_id: 1}, card_id) for card_id in step.move]
         else:
@@ -152,6 +156,7 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
         for card_id in step.build:
             change(who, card_id, 1)
         for amounts, card_id in moves:
+            assert step.to is not None  # a move without `to` failed above
             for name, n in amounts.items():
                 have = state.get(who, {}).get(name, 0)
                 if have < n:
@@ -162,7 +167,7 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
                     result.problems.append((("steps", s), message))
                     return result
                 change(who, name, -n)
-                change(step.to, name, n)  # type: ignore[arg-type]
+                change(step.to, name, n)
         result.steps.append(StepState(step, _frozen(state, walk)))
     for holder, counts in walk.end.items():
         for name, expected in counts.items():
@@ -185,10 +190,8 @@ def replays(activity: Activity) -> list[Replay | None]:
     return [replay(activity, walk) if walk.replayed else None for walk in activity.host_key.walkthroughs]
 
 
-def replay_problems(replayed: list[Replay | None], source) -> list:
+def replay_problems(replayed: list[Replay | None], source: SourceMap) -> list[Problem]:
     """Located problems of every replayed walkthrough: `file:line:col: host_key.walkthroughs[0].steps[2]: …`."""
-    from kitgen.load.source import dotted
-
     problems = []
     for w, result in enumerate(replayed):
         if result is None:

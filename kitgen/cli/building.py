@@ -12,7 +12,6 @@ from kitgen.app.build import build as build_kit, build_all_editions, check as ch
 from kitgen.app.index import KITS_PAGE, write_index, write_kits_page
 from kitgen.app.report import ActivityReport, library_exit_code, report, shown_notes, summary_table, written
 from kitgen.app.request import chosen_ids, known_ids, languages_of, Request, request
-from kitgen.app.settings import chosen_options
 from kitgen.app.watch import watch as watch_folders
 from kitgen.cli.common import (content_option, debug_option, describe, flags, guarded, ids_argument, main, PRINTING,
                                stopping_like_ctrl_c, typed, verbosity)
@@ -20,7 +19,7 @@ from kitgen.core.errors import ContentError, describe_os_error, KitgenError, Usa
 from kitgen.core.files import BuildResult
 from kitgen.load.library import Library
 from kitgen.locale import library_locale
-from kitgen.plan.options import language_code, VARIANTS
+from kitgen.plan.options import VARIANTS
 
 
 @main.command()
@@ -221,22 +220,22 @@ def check(activity_ids: tuple[str, ...], check_all: bool, content_dir: Path | No
         level = verbosity(quiet, verbose)
         library = Library.open(content_dir)
         ids = chosen_ids(library, activity_ids, check_all)
-        wanted = language_code(language) if language else chosen_options(library.content, {}).get("language")
-        failed = [one for one in ids if not _checked(library, one, wanted, level)]  # type: ignore[arg-type]
+        asked = request(library, {"language": language} if language else {})  # kitgen.toml's options, as build
+        failed = [one for one in ids if not _checked(library, one, asked, level)]
         if failed:
             sys.exit(2)
 
     guarded(run, debug)
 
 
-def _checked(library: Library, activity_id: str, language: str | list[str] | None, level: int) -> bool:
+def _checked(library: Library, activity_id: str, asked: Request, level: int) -> bool:
     """Check one activity's editions, saying `ok` (with -v what was checked) or its problems."""
     from kitgen.app.listing import checked_summary  # the content model, for the card count
 
     try:
-        languages = languages_of(library, activity_id, language)
+        languages = languages_of(library, activity_id, asked.language)
         for lang in languages or [None]:
-            check_activity(activity_id, library, lang)
+            check_activity(activity_id, library, lang, options=asked.options)
     except ContentError as error:
         click.echo(str(error), err=True)
         return False

@@ -10,6 +10,7 @@ import os
 import stat
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from kitgen import __version__
 
@@ -73,7 +74,8 @@ def recall(file: Path | None) -> bytes | None:
 
 
 SHELF_MAGIC = b"kitgen-shelf-1\n"
-_SHELVES: dict[tuple[str, str], dict[bytes, object]] = {}  # what this process last read or kept, by shelf
+# what this process last read or kept, by shelf (each kind of shelf holds values of its own type)
+_SHELVES: dict[tuple[str, str], dict[bytes, Any]] = {}
 MAX_SHELVES_IN_MEMORY = 32
 
 
@@ -104,7 +106,10 @@ def digest_of_code(package: Path) -> bytes:
     return digest.digest()
 
 
-class Shelf:
+V = TypeVar("V")  # what a shelf holds
+
+
+class Shelf(Generic[V]):
     """Entries addressed by a digest of everything they were made from, so one found is always right.
 
     A shelf is read once per process (then kept in memory, so `--watch` and `serve` reuse what the last build
@@ -119,22 +124,24 @@ class Shelf:
         self.key = (kind, name)
         self.kept = kept
         self.file = cache_file(kind, name) if kept else None
-        self.entries = _SHELVES.get(self.key) if kept else {}
-        if self.entries is None:
-            self.entries = _read_shelf(self.file)
-        self.used: dict[bytes, object] = {}
+        entries = _SHELVES.get(self.key) if kept else {}
+        if entries is None:
+            entries = _read_shelf(self.file)
+        # what builds put on this shelf (kept in memory, or read back from its file)
+        self.entries: dict[bytes, V] = entries
+        self.used: dict[bytes, V] = {}
         self.added = False
 
-    def get(self, key: bytes) -> object | None:
+    def get(self, key: bytes) -> V | None:
         """The entry made from `key`: kept by an earlier build, or put by this one (two decks may share a design)."""
         value = self.used.get(key)
         if value is None:
-            value = self.entries.get(key)  # type: ignore[union-attr]
+            value = self.entries.get(key)
             if value is not None:
                 self.used[key] = value
         return value
 
-    def put(self, key: bytes, value: object) -> None:
+    def put(self, key: bytes, value: V) -> None:
         self.used[key] = value
         self.added = True
 
@@ -142,7 +149,7 @@ class Shelf:
         """Keep the entries this build used, in memory and (when something changed) in the cache folder."""
         if not self.kept:
             return
-        changed = self.added or len(self.used) != len(self.entries)  # type: ignore[arg-type]
+        changed = self.added or len(self.used) != len(self.entries)
         _SHELVES.pop(self.key, None)
         while len(_SHELVES) >= MAX_SHELVES_IN_MEMORY:
             _SHELVES.pop(next(iter(_SHELVES)))
@@ -176,7 +183,7 @@ def _replace_quickly(file: Path, data: bytes) -> None:
         Path(temporary).unlink(missing_ok=True)
 
 
-def _read_shelf(file: Path | None) -> dict[bytes, object]:
+def _read_shelf(file: Path | None) -> dict[bytes, Any]:
     """A shelf's entries from its file; {} for a missing, damaged or foreign file."""
     import hashlib
     import pickle

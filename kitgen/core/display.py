@@ -8,7 +8,7 @@ A colour is `(grey,)` or `(red, green, blue)`, each 0..1.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Iterable, Iterator, Union
 
 Color = tuple[float, ...]
 BLACK: Color = (0.0,)
@@ -97,7 +97,8 @@ class Image:
     name: str = ""  # for messages
 
 
-Segment = tuple  # ("m", x, y), ("l", x, y), ("c", x1, y1, x2, y2, x3, y3) or ("h",): move, line, curve, close
+# ("m", x, y), ("l", x, y), ("c", x1, y1, x2, y2, x3, y3) or ("h",): move, line, curve, close
+Segment = Union[tuple[str, float, float], tuple[str, float, float, float, float, float, float], tuple[str]]
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ class Document:
             yield from (item for item in walk(form.items) if isinstance(item, Text))
 
 
-def walk(items, forms: dict[str, Form] | None = None) -> Iterator[Item]:
+def walk(items: Iterable[Item], forms: dict[str, Form] | None = None) -> Iterator[Item]:
     """Every item, depth first, groups opened; a `Use` is followed into its form when `forms` is given."""
     for item in items:
         yield item

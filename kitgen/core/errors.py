@@ -55,7 +55,7 @@ class PlanError(UsageError):
     """What was asked cannot be laid out on the paper (a card larger than the page); `loc` is the content
     field that asked for it, when it came from the content."""
 
-    def __init__(self, message: str, loc: tuple | None = None):
+    def __init__(self, message: str, loc: tuple[str | int, ...] | None = None):
         super().__init__(message)
         self.loc = loc
 

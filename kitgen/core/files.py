@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kitgen.core.display import Document
@@ -73,7 +73,7 @@ class BuildResult:
     files: list[OutputFile] = field(default_factory=list)
     skipped: bool = False  # up to date, nothing written
     quality: list[str] = field(default_factory=list)  # shrunk text, colours weak in grayscale
-    summary: dict = field(default_factory=dict)  # title, purpose, category, players, minutes, language
+    summary: dict[str, Any] = field(default_factory=dict)  # JSON, as the manifest holds it: title, purpose, category, players, minutes, language
     pictures: list[Path] = field(default_factory=list)  # PNGs of the card designs, when asked for
 
     @property

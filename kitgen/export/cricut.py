@@ -13,7 +13,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
-from kitgen.core.display import Box, Document, Page, translate, Use, WHITE
+from kitgen.core.display import Box, Document, Item, Page, translate, Use, WHITE
 from kitgen.core.files import OutputFile
 from kitgen.export.exporter import CARD_FILES, Exporter
 from kitgen.export.pdf import write_pdf
@@ -106,7 +106,7 @@ def cricut_files(document: Document, card_width: float, card_height: float, blee
         return {}
     pages = []
     for grid, cards in placed:
-        items: list = []
+        items: list[Item] = []
         for rect, form in cards:  # white under the art: the card is opaque to its bleed edge
             items.append(Box(rect.x - bleed, rect.y - bleed, rect.width + 2 * bleed, rect.height + 2 * bleed,
                              None, WHITE))

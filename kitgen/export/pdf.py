@@ -12,15 +12,23 @@ import io
 import zlib
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Protocol
 from weakref import WeakKeyDictionary
 
 from reportlab.lib.rl_accel import fp_str
 
 from kitgen.core.cache import Shelf
 from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
-                                 Stroke, Text, Use, walk)
+                                 Segment, Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
+
+if TYPE_CHECKING:
+    from reportlab.pdfbase.pdfdoc import PDFObjectReference
+    from reportlab.pdfbase.ttfonts import TTFont
+
+# ReportLab's canvas as this module uses it: its private parts (CANVAS_INTERNALS) are not in ReportLab's type
+# stubs, so the painter holds it untyped; `require_tested_reportlab` checks at run time that they are there.
+ReportLabCanvas = Any
 
 TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
 CANVAS_INTERNALS = ("_code", "_formData", "_preamble", "_restartAccumulators", "_doc", "_escape", "_pageCompression",
@@ -77,14 +85,14 @@ def write_pdf(document: Document, keep: bool = True) -> bytes:
     require_tested_reportlab()
     if not keep:
         return _written(document, kept=False)
-    files = Shelf("files", _shelf_name(document))
+    files: Shelf[bytes] = Shelf("files", _shelf_name(document))
     key = _file_key(document)
     data = files.get(key)
     if data is None:
         data = _written(document, kept=True)
         files.put(key, data)
     files.save()
-    return data  # type: ignore[return-value]
+    return data
 
 
 def _file_key(document: Document) -> bytes:
@@ -114,8 +122,10 @@ def _written(document: Document, kept: bool) -> bytes:
         buffer = io.BytesIO()
         first = document.pages[0] if document.pages else Page(595.2756, 841.8898)
         # the header names the version of the newest key written: /Duplex is PDF 1.7, /PrintScaling 1.6
+        # (ReportLab's stubs type the initial font name as a number)
         canvas = Canvas(buffer, pagesize=(first.width, first.height), invariant=1, pageCompression=1,
-                        initialFontName=REGULAR, pdfVersion=(1, 7) if document.duplex else (1, 6))
+                        initialFontName=REGULAR,  # type: ignore[arg-type]
+                        pdfVersion=(1, 7) if document.duplex else (1, 6))
         canvas.setTitle(document.title)
         canvas.setAuthor(document.author)
         canvas.setCreator("kitgen")
@@ -123,7 +133,8 @@ def _written(document: Document, kept: bool) -> bytes:
         if document.duplex:
             canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if document.duplex == "short"
                                        else "DuplexFlipLongEdge")
-        painter = _Painter(canvas, document.forms, Shelf("streams", _shelf_name(document), kept))
+        streams: Shelf[bytes] = Shelf("streams", _shelf_name(document), kept)
+        painter = _Painter(canvas, document.forms, streams)
         painter.fix_glyph_codes(document)
         for page in document.pages:
             canvas.setPageSize((page.width, page.height))
@@ -161,7 +172,7 @@ def _path(kind: str, *args: float) -> str:
     return path.getCode()
 
 
-def _segments(segments) -> str:
+def _segments(segments: Iterable[Segment]) -> str:
     from reportlab.lib.rl_accel import fp_str
 
     operators = {"m": "m", "l": "l", "c": "c", "h": "h"}
@@ -174,7 +185,7 @@ def _segments(segments) -> str:
     return " ".join(parts)
 
 
-def _bounds(items) -> tuple[float, float, float, float] | None:
+def _bounds(items: Iterable[Item]) -> tuple[float, float, float, float] | None:
     """A box holding every point of the items (control points included), widened by the widest stroke; None
     when the items are not all plain shapes."""
     xs: list[float] = []
@@ -211,13 +222,24 @@ def _stroke_operators(stroke: Stroke) -> tuple[tuple[str, object, str], ...]:
             ("cap", stroke.cap, f"{stroke.cap} J"))
 
 
-_SHOWN: WeakKeyDictionary = WeakKeyDictionary()  # canvas → {(font, size, text): its show-text operators}
+# canvas → {(font, size, text): its show-text operators}
+_SHOWN: WeakKeyDictionary[ReportLabCanvas, dict[tuple[str, float, str], str]] = WeakKeyDictionary()
+
+
+def _truetype(name: str) -> TTFont:
+    """The registered font `name`: every font kitgen draws with is a TrueType font."""
+    from reportlab.pdfbase.pdfmetrics import getFont
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    font = getFont(name)
+    assert isinstance(font, TTFont), name
+    return font
 
 
 class _Painter:
     """Draws items on a ReportLab canvas, writing a colour, width or dash only when it changes."""
 
-    def __init__(self, canvas, forms: dict[str, Form], streams: Shelf):
+    def __init__(self, canvas: ReportLabCanvas, forms: dict[str, Form], streams: Shelf[bytes]) -> None:
         self.canvas = canvas
         self.forms = forms
         self.streams = streams  # a form's compressed content, by its digest and the document's glyph codes
@@ -225,9 +247,9 @@ class _Painter:
         self.first_subset: dict[str, tuple[frozenset[str], dict[int, str], str]] = {}
         self.defined: set[str] = set()
         self.state: dict[str, object] = {}
-        self.shared_resources = None
+        self.shared_resources: PDFObjectReference | None = None
         self.codes: dict[Item, str] = {}  # operators of a text or line already written in this file
-        self.shared: dict[tuple, str | None] = {}  # the items of a shared group → the form they are drawn in
+        self.shared: dict[tuple[Item, ...], str | None] = {}  # a shared group's items → the form they are drawn in
 
     # ---------------------------------------------------------------- state
     def set(self, key: str, value: object, operator: str) -> None:
@@ -256,7 +278,7 @@ class _Painter:
             self.state = state
 
     # ---------------------------------------------------------------- items
-    def draw(self, items) -> None:
+    def draw(self, items: Iterable[Item]) -> None:
         for item in items:
             DRAW[type(item)](self, item)
 
@@ -278,15 +300,13 @@ class _Painter:
             if quick is not None and text and quick[0].issuperset(text):  # one run in the first subset
                 shows[key] = f"{quick[2]} {fp_str(size)} Tf ({text.translate(quick[1])}) Tj"
                 return shows[key]
-            from reportlab.pdfbase.pdfmetrics import getFont
-
             from kitgen.fonts.registry import font_runs
 
             doc = self.canvas._doc
             shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf "
                                   f"({self.canvas._escape(data)}) Tj"
                                   for font_name, run in font_runs(font_name, text)  # a font's fallback's characters
-                                  for font in (getFont(font_name),) for subset, data in font.splitString(run, doc))
+                                  for font in (_truetype(font_name),) for subset, data in font.splitString(run, doc))
         return shows[key]
 
     def line(self, item: Line) -> None:
@@ -359,13 +379,13 @@ class _Painter:
             else:
                 self.draw(item.items)
 
-    def shared_form(self, items: tuple) -> str | None:
+    def shared_form(self, items: tuple[Item, ...]) -> str | None:
         """The form that draws `items` (made the first time), or None when they cannot be one."""
         if items not in self.shared:
             bounds = _bounds(items)
-            self.shared[items] = f"shared{len(self.shared)}" if bounds else None
-            if bounds:
-                self.define(Form(self.shared[items], bounds, items))  # type: ignore[arg-type]
+            name = self.shared[items] = f"shared{len(self.shared)}" if bounds else None
+            if name is not None and bounds is not None:
+                self.define(Form(name, bounds, items))
         return self.shared[items]
 
     def use(self, item: Use) -> None:
@@ -385,8 +405,6 @@ class _Painter:
         alone and not on which forms came first: what lets a form's compressed content be reused."""
         import hashlib
 
-        from reportlab.pdfbase.pdfmetrics import getFont
-
         from kitgen.fonts.registry import font_runs
 
         wanted: dict[str, set[str]] = {}
@@ -399,11 +417,11 @@ class _Painter:
         doc = self.canvas._doc
         digest = hashlib.blake2b(self.canvas._preamble.encode(), digest_size=16)
         for font_name in sorted(by_font):
-            chars = "".join(sorted(by_font[font_name]))
-            font = getFont(font_name)
-            font.splitString(chars, doc)
+            used = "".join(sorted(by_font[font_name]))
+            font = _truetype(font_name)
+            font.splitString(used, doc)
             font.getSubsetInternalName(0, doc)
-            digest.update(f"{font_name}\0{chars}\0".encode())
+            digest.update(f"{font_name}\0{used}\0".encode())
         self.glyph_codes = digest.digest()
         self.first_subset = {name: table for name in wanted if (table := self.first_subset_table(name))}
 
@@ -412,17 +430,16 @@ class _Painter:
         one's code as escaped in a PDF string, and the subset's font name. Text of these characters alone is
         encoded by one `str.translate`, to the bytes `splitString` and `escapePDF` would give."""
         from reportlab.lib.rl_accel import escapePDF
-        from reportlab.pdfbase.pdfmetrics import getFont
 
         from kitgen.fonts.registry import font_runs
 
         doc = self.canvas._doc
-        font = getFont(name)
+        font = _truetype(name)
         if doc not in font.state:  # every character of this font's texts is drawn with its fallback
             return None
         state = font.state[doc]
         table: dict[int, str] = {}
-        for code, number in state.assignments.items():
+        for code, number in state.assignments.items():  # type: ignore[attr-defined]  # (not in ReportLab's stubs)
             char = chr(code)
             if number < 256 and font_runs(name, char) == [(name, char)]:
                 table[code] = escapePDF(chr(number))
@@ -439,7 +456,7 @@ class _Painter:
         key = self.stream_key(form)
         content = self.streams.get(key) if key else None
         if content is not None:  # drawn by an earlier build of the same characters: the same bytes
-            self.add_form(form.name, form.bbox, content)  # type: ignore[arg-type]
+            self.add_form(form.name, form.bbox, content)
             return
         state, self.state = self.state, {}
         self.canvas.beginForm(form.name, *form.bbox)
@@ -469,7 +486,7 @@ class _Painter:
         form.Resources = self.shared_resources_reference()
         canvas._doc.addForm(name, form)
 
-    def shared_resources_reference(self):
+    def shared_resources_reference(self) -> PDFObjectReference:
         from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
 
         if self.shared_resources is None:
@@ -496,11 +513,11 @@ class _Painter:
             resources.basicFonts()
             resources.allProcs()
             canvas._setXObjects(form)
-            if form.XObjects:
-                resources.XObject = form.XObjects
+            if form.XObjects:  # (PDF dictionary keys ReportLab's stubs leave out)
+                resources.XObject = form.XObjects  # type: ignore[attr-defined]
             states = canvas._extgstate.getState()
             if states:
-                resources.ExtGState = states
+                resources.ExtGState = states  # type: ignore[attr-defined]
             form.Resources = resources
         else:
             form.Resources = self.shared_resources_reference()
@@ -512,12 +529,26 @@ class _Painter:
         return content
 
 
-DRAW = {Text: _Painter.text, Line: _Painter.line, Box: _Painter.box, Circle: _Painter.circle, Image: _Painter.image,
-        Path: _Painter.path, Group: _Painter.group, Use: _Painter.use}
+# each item's drawing method (each takes its own kind of item)
+DRAW: dict[type, Callable[[_Painter, Any], None]] = {
+    Text: _Painter.text, Line: _Painter.line, Box: _Painter.box, Circle: _Painter.circle, Image: _Painter.image,
+    Path: _Painter.path, Group: _Painter.group, Use: _Painter.use}
 
 
 @lru_cache(maxsize=None)
-def _card_form_class():
+class _CardForm(Protocol):
+    """What the painter sets on a form of `_card_form_class` (a ReportLab form XObject)."""
+
+    content: bytes | None
+    compression: bool | Literal[0, 1]
+    Resources: Any
+    XObjects: Any
+    stream: Any
+
+    def setStreamList(self, data: Any) -> None: ...
+
+
+def _card_form_class() -> Callable[..., _CardForm]:
     """A form XObject whose dictionary is written from one template: a sheet file of 2,000 distinct cards
     holds 2,000 forms, and ReportLab formats each through a dozen generic objects (same bytes, faster)."""
     from reportlab import rl_config
@@ -527,7 +558,7 @@ def _card_form_class():
     class CardForm(PDFFormXObject):
         content: bytes | None = None  # the compressed stream, when already made
 
-        def format(self, document) -> bytes:
+        def format(self, document: Any) -> bytes:
             if self.content is None and (self.Resources is None or not self.stream or self.Annots
                                          or rl_config.useA85 or not self.compression):
                 return super().format(document)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 def _render(page: pypdfium2.PdfPage, scale: float | None, width_px: int | None, transparent: bool) -> Image:
     factor = width_px / page.get_width() if width_px else scale
     fill = {"fill_color": (255, 255, 255, 0)} if transparent else {}
-    return page.render(scale=factor, **fill).to_pil()
+    image: Image = page.render(scale=factor, **fill).to_pil()  # (pypdfium2 has no type annotations)
+    return image
 
 
 def page_images(pdf: bytes | Path, scale: float, *, transparent: bool = False) -> Iterator[Image]:

@@ -12,7 +12,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Literal
+
+if TYPE_CHECKING:
+    from reportlab.pdfbase.ttfonts import TTFontFace
 
 FONT_DIR = Path(__file__).resolve().parent  # the .ttf files sit beside this module
 REGULAR = "KitSans"
@@ -72,20 +75,30 @@ def register_family(name: str) -> None:
         pdfmetrics.registerFont(truetype_font(font, FONT_DIR / _FILES[font]))
         fallback = FALLBACK.get(font)
         if fallback is not None:
-            face, spare = pdfmetrics.getFont(font).face, pdfmetrics.getFont(fallback).face
+            face, spare = _face(font), _face(fallback)
             own = _own_codes(font)
             face.charWidths = {**{code: width for code, width in spare.charWidths.items() if code not in own},
                                **face.charWidths}
-    for is_bold, italic, font in ((0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name), (1, 1, bold_name)):
+    mappings: tuple[tuple[Literal[0, 1], Literal[0, 1], str], ...] = (
+        (0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name), (1, 1, bold_name))
+    for is_bold, italic, font in mappings:
         addMapping(regular_name, is_bold, italic, font)
+
+
+def _face(name: str) -> TTFontFace:
+    """The typeface of the registered TrueType font `name` (every font kitgen registers is one)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    font = pdfmetrics.getFont(name)
+    assert isinstance(font, TTFont), name
+    return font.face
 
 
 @lru_cache(maxsize=None)
 def _own_codes(name: str) -> frozenset[int]:
     """The characters the font file `name` itself has a glyph for."""
-    from reportlab.pdfbase import pdfmetrics
-
-    return frozenset(pdfmetrics.getFont(name).face.charToGlyph)
+    return frozenset(_face(name).charToGlyph)
 
 
 def font_runs(name: str, text: str) -> list[tuple[str, str]]:

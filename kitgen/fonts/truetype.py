@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from reportlab.pdfbase.ttfonts import TTFont
 
 
-def truetype_font(name: str, path: Path):
+def truetype_font(name: str, path: Path) -> TTFont:
     """ReportLab's TrueType font for `path`, with the metrics it parses from the file (character map, widths,
     glyph offsets: a tenth of a small kit's build) kept in the user's cache while the file is unchanged.
 
@@ -23,7 +27,7 @@ def truetype_font(name: str, path: Path):
                                 ".pickle")
 
     class Face(ttfonts.TTFontFace):
-        def extractInfo(self, charInfo=1):
+        def extractInfo(self, charInfo: bool | Literal[0, 1] = 1) -> None:
             try:
                 parsed = pickle.loads(recall(entry) or b"")
             except Exception:  # none yet, or unreadable: parse the file
@@ -37,11 +41,12 @@ def truetype_font(name: str, path: Path):
             per_unit = 1000 / self.unitsPerEm  # what ReportLab's parser sets: font units → PDF glyph space
             self._pdfScale = (lambda x: x) if self.unitsPerEm == 1000 else (lambda x: x * per_unit)
 
-    standard, ttfonts.TTFontFace = ttfonts.TTFontFace, Face  # TTFont makes its typeface from this name
+    standard = ttfonts.TTFontFace
+    setattr(ttfonts, "TTFontFace", Face)  # TTFont makes its typeface from this name
     try:
         return ttfonts.TTFont(name, str(path))
     finally:
-        ttfonts.TTFontFace = standard
+        setattr(ttfonts, "TTFontFace", standard)
 
 
 _NOT_KEPT = {"_ttf_data", "_pdfScale"}  # the file's bytes are read anew; the scale is a function

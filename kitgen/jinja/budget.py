@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, TypeGuard
 
 import jinja2
 from jinja2 import nodes
@@ -99,8 +99,8 @@ class _Meter:
             limit = self.limits.total_chars if self.shared else self.limits.chars
             raise self._over(f"more than {limit:,} characters made")
         if time.monotonic() > self.deadline:
-            limit = self.limits.total_seconds if self.shared else self.limits.seconds
-            raise self._over(f"more than {limit:g} s")
+            seconds = self.limits.total_seconds if self.shared else self.limits.seconds
+            raise self._over(f"more than {seconds:g} s")
 
     def close(self) -> None:
         self.ledger.steps += self.steps
@@ -221,7 +221,7 @@ class BoundedSandbox(SandboxedEnvironment):
                 if len(number) > 7 or int(number) > self.limits.value:
                     self._too_large(int(number) if len(number) < 20 else 10 ** 20)
 
-    def _before_call(self, function: Any, args: tuple, kwargs: dict) -> None:
+    def _before_call(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Refuse a call whose result would be too large, judged from its arguments."""
         values = list(args) + [v for k, v in kwargs.items() if k not in ("_loop_vars", "_block_vars")]
         owner = getattr(getattr(function, "__wrapped__", function), "__self__", None)  # (str.format is wrapped)
@@ -319,7 +319,7 @@ class BoundedSandbox(SandboxedEnvironment):
             return sandbox._after(function(*args, **kwargs))
 
         bounded.__name__ = _name(function)
-        if hasattr(function, "jinja_pass_arg"):
+        if hasattr(function, "jinja_pass_arg"):  # Jinja marks a filter that takes the context so
             bounded.jinja_pass_arg = function.jinja_pass_arg  # type: ignore[attr-defined]
         return bounded
 
@@ -343,6 +343,7 @@ def _instrument(template: nodes.Template, name: str | None, filename: str | None
                                              extends.lineno, name, filename)
     for loop in list(template.find_all(nodes.For)):
         literal = sum(len(data.data) for data in loop.find_all(nodes.TemplateData))
+        assert isinstance(loop.iter, nodes.Expr)  # Jinja's parser makes a loop's iterable an expression
         loop.iter = _hook("_kitgen_iter", loop.iter, nodes.Const(literal + 1), lineno=loop.lineno)
     _measure_made_values(template)
 
@@ -362,7 +363,7 @@ def _measure_made_values(node: nodes.Node) -> None:
                 setattr(node, field, _hook("_kitgen_value", child, lineno=child.lineno))
 
 
-def _measurable(node: nodes.Node) -> bool:
+def _measurable(node: nodes.Node) -> TypeGuard[nodes.Expr]:
     """A `~` or a list, tuple or mapping literal that makes a value (not the names of a `{% for a, b in %}`
     or `{% set a, b = %}` target)."""
     return isinstance(node, (nodes.Concat, nodes.List, nodes.Tuple, nodes.Dict)) and \

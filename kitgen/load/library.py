@@ -91,7 +91,7 @@ class Library:
         return ordered
 
 
-def refuse_outside(library, path: Path) -> None:
+def refuse_outside(library: Library, path: Path) -> None:
     """A content file (or its activity folder) that a symlink leads out of the library is refused before it is
     read, as templates are."""
     root = library.content.resolve()
@@ -102,7 +102,7 @@ def refuse_outside(library, path: Path) -> None:
             raise UsageError(f"{shown} leads outside the library, to {candidate.resolve()}; refused")
 
 
-def refuse_shared_folder(library, activity_id: str, path: Path) -> None:
+def refuse_shared_folder(library: Library, activity_id: str, path: Path) -> None:
     """Two activities never write into one kit folder: the activity `trash-en` and the `en` edition of `trash`
     would (an edition's folder is `<id>-<language>`). The clash is a content error at the activity's `id:`."""
     def folders(of: str, languages: list[str]) -> dict[str, str]:

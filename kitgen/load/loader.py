@@ -14,7 +14,7 @@ from kitgen.load.problems import validation_problems
 from kitgen.load.editions import edition_file, edition_languages
 from kitgen.load.spreadsheets import expand_tables, has_tables
 from kitgen.load.yaml_source import read_yaml
-from kitgen.load.source import SourceMap
+from kitgen.load.source import Location, SourceMap
 
 @dataclass(frozen=True)
 class LoadedActivity:
@@ -37,7 +37,7 @@ class LoadedActivity:
         return self.path.parent
 
 
-def merge(base: Any, overlay: Any, problems: list[tuple[tuple, str]] | None = None, loc: tuple = ()) -> Any:
+def merge(base: Any, overlay: Any, problems: list[tuple[Location, str]] | None = None, loc: Location = ()) -> Any:
     """Deep merge: mappings key by key, lists item by item, anything else replaced by the overlay.
 
     A list of mappings whose length differs from the base's is reported in `problems`: an edition
@@ -55,7 +55,7 @@ def merge(base: Any, overlay: Any, problems: list[tuple[tuple, str]] | None = No
     return overlay
 
 
-def _mapping(data: Any, path: Path) -> dict:
+def _mapping(data: Any, path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ContentError([Problem(display_path(path), 1, 1,
                                     "expected a mapping of keys (id, title, rules, decks, ...) at the top level")])
@@ -85,7 +85,7 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
             raise UsageError(f"no {language!r} edition of {path.stem if path.stem != 'activity' else path.parent.name}"
                              f"; editions: {known}")
         overlay, overlay_source = read_yaml(overlay_path)
-        mismatched: list[tuple[tuple, str]] = []
+        mismatched: list[tuple[Location, str]] = []
         data = merge(data, _mapping(overlay, overlay_path), mismatched)
         if mismatched:
             raise ContentError([overlay_source.problem(loc, f"{dotted(loc)}: {message}")

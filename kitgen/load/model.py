@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 
 from kitgen.core.choices import Duplex
 from kitgen.core.choices import CutLines
+from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
 from kitgen.core.units import parse_card_size, parse_length
 
@@ -212,9 +213,8 @@ class Generate(Strict):
         default=None, min_length=1)
     # or a standard playing-card deck whose words follow the edition's language (load/standard_deck.py)
     standard: Literal[52, 32] | None = None
-    ranks: dict[Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
-                Name | dict[Name, Scalar]] = {}  # a standard deck's words, overridden: `J: B` or a mapping of data
-    suits: dict[Literal["spades", "hearts", "diamonds", "clubs"], Name | dict[Name, Scalar]] = {}
+    ranks: dict[Rank, Name | dict[Name, Scalar]] = {}  # a standard deck's words, overridden: `J: B` or a mapping
+    suits: dict[Suit, Name | dict[Name, Scalar]] = {}
     card: dict[Name, Any] = {}
 
     @model_validator(mode="after")
@@ -504,6 +504,9 @@ class Totals(Strict):
     decks: dict[Id, Count] = {}
 
 
+_Identified = Union[Slip, Board, PlayerAid, RecordSheet]  # what an activity lists with unique ids
+
+
 class Activity(Strict):
     """One classroom activity: metadata, rules, decks, record sheets and the host key."""
 
@@ -532,7 +535,7 @@ class Activity(Strict):
 
     @field_validator("slips", "boards", "player_aids", "record_sheets")
     @classmethod
-    def _unique_ids(cls, items: list) -> list:
+    def _unique_ids(cls, items: list[_Identified]) -> list[_Identified]:
         seen: set[str] = set()
         for item in items:
             if item.id in seen:
@@ -567,7 +570,7 @@ class Activity(Strict):
         return self._cards.get(card_id)
 
 
-def generated_cards(generate: Generate, context: dict | None = None) -> list[CardKind]:
+def generated_cards(generate: Generate, context: dict[str, Any] | None = None) -> list[CardKind]:
     """Every combination of the product's values as a card kind; id and name are filled in now.
 
     A standard deck's words come from the catalogs of `context["language"]` (English without one).

@@ -6,6 +6,7 @@ import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from kitgen.core.errors import Problem
 from kitgen.load.source import Location, SourceMap
@@ -69,7 +70,7 @@ _EXPECTED = {
 }
 
 
-def _message(error: dict[str, Any], root: type[BaseModel]) -> tuple[Location, str, bool]:
+def _message(error: ErrorDetails, root: type[BaseModel]) -> tuple[Location, str, bool]:
     """(location, message, points at the key rather than the value)."""
     loc = tuple(error["loc"])
     kind = error["type"]

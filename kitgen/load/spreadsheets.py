@@ -19,7 +19,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Problem
 from kitgen.load.source import Location, SourceMap
@@ -325,10 +325,12 @@ class _Expansion:
         declared = spec.get("data", [])
         renames = spec.get("columns", {})
         defaults = spec.get("card", {})
-        for key, kind, check in (("data", "a list of column names", lambda v: isinstance(v, list) and all(
-                isinstance(i, str) for i in v)), ("columns", "a mapping of column names to card fields", lambda v:
-                isinstance(v, dict) and all(isinstance(i, str) for i in v.values())),
-                ("card", "a mapping of card fields", lambda v: isinstance(v, dict))):
+        checks: tuple[tuple[str, str, Callable[[Any], bool]], ...] = (
+            ("data", "a list of column names", lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v)),
+            ("columns", "a mapping of column names to card fields",
+             lambda v: isinstance(v, dict) and all(isinstance(i, str) for i in v.values())),
+            ("card", "a mapping of card fields", lambda v: isinstance(v, dict)))
+        for key, kind, check in checks:
             if key in spec and not check(spec[key]):
                 self.problems.append(self.at(loc + (key,), f"{dotted(loc + (key,))}: expected {kind}"))
                 return None
@@ -451,7 +453,7 @@ class _Expansion:
             self.problems.append(self.at(loc + ("column",), f"{dotted(loc + ('column',))}: no column {column!r} in "
                                                             f"{table.shown}{hint}"))
             return None
-        labels = []
+        labels: list[Any] = []
         for row, cells in table.rows:
             cell = cells[number - 1] if number <= len(cells) else ""
             if cell in ("", None):
@@ -470,8 +472,9 @@ def has_tables(data: Any) -> bool:
     """Does the activity name any spreadsheet (cheap: no file is read)?"""
     if not isinstance(data, dict):
         return False
-    decks = data.get("decks") if isinstance(data.get("decks"), list) else []
-    boards = data.get("boards") if isinstance(data.get("boards"), list) else []
+    decks, boards = data.get("decks"), data.get("boards")
+    decks = decks if isinstance(decks, list) else []
+    boards = boards if isinstance(boards, list) else []
     return any(isinstance(d, dict) and _is_reference(d.get("cards")) for d in decks) or any(
         isinstance(b, dict) and isinstance(b.get("positions"), dict) and _is_reference(b["positions"].get("labels"))
         for b in boards)

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import gettext
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal, Mapping
 
-SUITS = ("spades", "hearts", "diamonds", "clubs")  # the keys of `suits:`, in the order the deck is made
+Suit = Literal["spades", "hearts", "diamonds", "clubs"]
+Rank = Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUITS: tuple[Suit, ...] = ("spades", "hearts", "diamonds", "clubs")  # the keys of `suits:`, in the deck's order
 SYMBOLS = {"spades": "♠", "hearts": "♥", "diamonds": "♦", "clubs": "♣"}
 COLORS = {"spades": "black", "hearts": "red", "diamonds": "red", "clubs": "black"}
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # the keys of `ranks:`; order 1..13
-SIZES = {52: RANKS, 32: ("A", "7", "8", "9", "10", "J", "Q", "K")}  # 32: the piquet deck (belote, Skat)
+RANKS: tuple[Rank, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # `ranks:`; 1..13
+SIZES: dict[int, tuple[Rank, ...]] = {52: RANKS, 32: ("A", "7", "8", "9", "10", "J", "Q", "K")}  # 32: piquet
 FACES = ("J", "Q", "K")
 
 # The card every standard card is made from, unless `card:` says otherwise (its fields win).
@@ -77,7 +79,7 @@ def _override(value: Any, word: str) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {word: value}
 
 
-def standard_data(size: int, ranks: dict[str, Any], suits: dict[str, Any],
+def standard_data(size: int, ranks: Mapping[Rank, Any], suits: Mapping[Suit, Any],
                   translations: gettext.NullTranslations) -> list[dict[str, Any]]:
     """Every card's data, suit by suit (A♠, 2♠ … K♠, A♥ …).
 

@@ -1,7 +1,7 @@
 """The JSON Schema of a card list or label list that may instead name a spreadsheet (CSV, XLSX, ODS)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 _FILE_SCHEMA = {"type": "string", "pattern": r"\.([Cc][Ss][Vv]|[Tt][Ss][Vv]|[Xx][Ll][Ss][XxMm]|[Oo][Dd][Ss])$",
                 "description": "a CSV, XLSX or ODS file in the activity folder"}
@@ -11,7 +11,7 @@ _READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description"
                                "description": "CSV only; default: detected"}}
 
 
-def _or_table(extra: dict[str, Any]):
+def _or_table(extra: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     """A JSON Schema hook: the field's own schema, or a spreadsheet reference (a file name, or `{file: ...}`)."""
     def hook(schema: dict[str, Any]) -> None:
         # if/then/else rather than anyOf: a mistake in a list written in YAML is reported at its own place

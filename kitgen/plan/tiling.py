@@ -54,7 +54,7 @@ def tile(board: Size, page: PaperSize) -> list[Tile]:
     window_width = page.width - 2 * PAGE_MARGIN
     window_height = page.height - 2 * PAGE_MARGIN - LABEL_BAND
     columns, rows = _steps(board.width, window_width), _steps(board.height, window_height)
-    tiles = []
+    tiles: list[Tile] = []
     for row in range(rows):
         for column in range(columns):
             x = column * (window_width - OVERLAP)

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from types import MappingProxyType
-from typing import Callable, Hashable, Mapping, Sequence
+from typing import Callable, Hashable, Mapping, Sequence, TypeVar
 
 from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, rotate_half_turn,
                                  Stroke, Text, translate, Use, WHITE)
@@ -155,7 +155,8 @@ def rgb(color: str) -> tuple[float, float, float]:
     """A colour name or #rrggbb → RGB in 0..1 (unknown names print black)."""
     if color.startswith("#") and len(color) == 7:
         try:
-            return tuple(int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+            red, green, blue = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+            return (red, green, blue)
         except ValueError:
             return (0, 0, 0)
     return NAMED_COLORS.get(color.lower(), (0, 0, 0))
@@ -378,6 +379,7 @@ def _fold_line(grid: Grid, label: str) -> list[Item]:
     """The dashed fold line across the page, and its label above it over the middle of a card column, where no
     crop mark runs (the marks continue the cut lines, between the columns and beside the grid)."""
     fold = grid.fold_y
+    assert fold is not None  # drawn for a gutter fold only
     column = grid.cell(grid.columns // 2)
     x = column.x + (column.width - string_width(label, regular(), 7)) / 2
     return [Line(grid.margin, fold, grid.page.width - grid.margin, fold, Stroke(0.4, BLACK, (4, 3))),
@@ -436,13 +438,18 @@ class SheetText:
     fold_label: str = "fold"
 
 
+_Card = TypeVar("_Card")  # what a sheet holds (a card reference, a slip's index)
+_FaceKey = TypeVar("_FaceKey", bound=Hashable)
+_BackKey = TypeVar("_BackKey", bound=Hashable)
+
+
 def render_card_sheets(
-    sheets: Sequence[CardSheet[Hashable]],
+    sheets: Sequence[CardSheet[_Card]],
     grid: Grid,
-    faces: dict[Hashable, Design],
-    backs: dict[Hashable, Design] | None,
-    back_of: Callable[[Hashable], Hashable],
-    face_key: Callable[[Hashable], Hashable],
+    faces: Mapping[_FaceKey, Design],
+    backs: Mapping[_BackKey, Design] | None,
+    back_of: Callable[[_Card], _BackKey],
+    face_key: Callable[[_Card], _FaceKey],
     *,
     text: SheetText,
     letter: bool,
@@ -492,7 +499,8 @@ def render_card_sheets(
     guide_lines = [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
     face_trim = trim_box(grid)
 
-    def page(side: str, sheet: CardSheet, items: list[Item], outlines: list[Rect], band: Rect, trim: Rect) -> Page:
+    def page(side: str, sheet: CardSheet[_Card], items: list[Item], outlines: list[Rect], band: Rect,
+             trim: Rect) -> Page:
         """`outlines`: the cards whose cut lines are drawn (faces only: a line on a back would show on the card)."""
         art = trim.inset(-bleed)
         boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
@@ -513,24 +521,25 @@ def render_card_sheets(
             items += _calibration(band, label, text.ruler_note, letter)
         return Page(grid.page.width, grid.page.height, items, boxes)
 
+    back_designs: Mapping[_BackKey, Design] = backs if backs is not None else {}
     marker_of: dict[Hashable, str] = {}
     if unprinted_backs:
         for sheet in sheets:
             for _, item in sheet.faces:
-                marker_of[face_key(item)] = _deck_words(backs[back_of(item)])  # type: ignore[index]
+                marker_of[face_key(item)] = _deck_words(back_designs[back_of(item)])
     rotated = backs_rotated(sheet_options)
     for sheet in sheets:
         items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
                              for rect, item in sheet.faces]
         if with_backs and sheet_options.fold:
-            items += [place(rect, "back", back_of(item), backs[back_of(item)], True)  # type: ignore[index]
+            items += [place(rect, "back", back_of(item), back_designs[back_of(item)], True)
                       for rect, item in sheet.backs]
             items += _fold_line(grid, text.fold_label)
             document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
             continue
         document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
         if with_backs:
-            items = [place(rect, "back", back_of(item), backs[back_of(item)], rotated)  # type: ignore[index]
+            items = [place(rect, "back", back_of(item), back_designs[back_of(item)], rotated)
                      for rect, item in sheet.backs]
             trim = Rect(*_mirror_rect(face_trim, grid))
             dx, dy = style.back_offset
@@ -550,8 +559,8 @@ def _mirror_rect(rect: Rect, grid: Grid) -> tuple[float, float, float, float]:
     return grid.page.width - rect.right, rect.y, rect.width, rect.height
 
 
-def _neighbours_differ(sheets: Sequence[CardSheet[Hashable]], grid: Grid,
-                       back_of: Callable[[Hashable], Hashable]) -> bool:
+def _neighbours_differ(sheets: Sequence[CardSheet[_Card]], grid: Grid,
+                       back_of: Callable[[_Card], Hashable]) -> bool:
     """Whether two cards side by side (or one above the other) anywhere in the file have different backs."""
     for sheet in sheets:
         at = {(round(rect.x, 3), round(rect.y, 3)): back_of(item) for rect, item in sheet.faces}

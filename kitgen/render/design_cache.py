@@ -13,27 +13,49 @@ import hashlib
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable, Protocol
+
+import jinja2
 
 from kitgen.core.cache import code_digest, Shelf
 from kitgen.core.display import Group, Item, Text
+from kitgen.pictures.files import Picture
 from kitgen.render.quality import collecting, note
+
+Drawing = tuple[str, tuple[Item, ...], tuple[str, ...]]  # a kept drawing: its label, its items, its quality notes
+
+
+class DesignInputs(Protocol):
+    """What a drawing of a card design is made from (`kitgen.render.cards.Design`)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def fit(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def picture(self) -> Picture | None: ...
+    @property
+    def xml(self) -> ET.Element: ...
 
 
 @lru_cache(maxsize=256)
-def _picture_digest(picture) -> bytes:
+def _picture_digest(picture: Picture) -> bytes:
     return hashlib.blake2b(picture.data, digest_size=16).digest() + repr(
         (picture.kind, picture.width, picture.height)).encode()
 
 
-def _tree(element: ET.Element) -> tuple:
+def _tree(element: ET.Element) -> tuple[Any, ...]:
     """The element as nested tuples (tag, attributes, text, children, tail): `repr` of it is a quick, exact key
     (ElementTree's own serializer is several times slower)."""
     return (element.tag, sorted(element.attrib.items()) if element.attrib else None, element.text,
             [_tree(child) for child in element], element.tail)
 
 
-def design_key(design, *context: object) -> bytes:
+def design_key(design: DesignInputs, *context: object) -> bytes:
     """A digest of what a drawing of `design` depends on; `context` holds the size, bleed, style and extras."""
     digest = hashlib.blake2b(code_digest(), digest_size=20)
     digest.update(repr((design.kind, design.pattern, design.fit, context)).encode())
@@ -65,16 +87,16 @@ def _relabelled(items: tuple[Item, ...], old: str, new: str) -> tuple[Item, ...]
 class DesignCache:
     """The drawings of one card file's designs, from a shelf named after the file."""
 
-    def __init__(self, name: str):
-        self.shelf = Shelf("designs", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
+    def __init__(self, name: str) -> None:
+        self.shelf: Shelf[Drawing] = Shelf("designs", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
 
     def drawn(self, key: bytes, label: str, draw: Callable[[], list[Item]]) -> tuple[Item, ...]:
         """What `draw` returns for the design labelled `label`: from the cache when its key is there (its
         quality notes repeated), else drawn now and kept."""
         found = self.shelf.get(key)
         if found is not None:
-            was, items, notes = found  # type: ignore[misc]
-            for message in notes:
+            was, items, kept_notes = found
+            for message in kept_notes:
                 note(label + message[len(was):] if message.startswith(was) else message)
             return items if was == label else _relabelled(items, was, label)
         with collecting() as notes:
@@ -97,9 +119,9 @@ class TemplateOutputs:
     a few flags, never the rest of the activity, so an edited card renders again and the others do not.
     """
 
-    def __init__(self, env, name: str):
+    def __init__(self, env: jinja2.Environment, name: str) -> None:
         self.env = env
-        self.shelf = Shelf("texts", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
+        self.shelf: Shelf[str] = Shelf("texts", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
         self.reads: dict[str, tuple[bytes, frozenset[str]] | None] = {}
 
     def text(self, name: str, **context: object) -> str:
@@ -117,7 +139,7 @@ class TemplateOutputs:
         if found is None:
             found = template_text(self.env, name, **context)
             self.shelf.put(key, found)
-        return found  # type: ignore[return-value]
+        return found
 
     def save(self) -> None:
         self.shelf.save()
@@ -126,10 +148,10 @@ class TemplateOutputs:
 TRANSLATING = {"_", "gettext", "ngettext", "pgettext", "npgettext"}  # their words come from the catalogs
 
 
-def _template_reads(env, name: str) -> tuple[bytes, frozenset[str]] | None:
+def _template_reads(env: jinja2.Environment, name: str) -> tuple[bytes, frozenset[str]] | None:
     """A digest of template `name`'s source and the names it reads, or None when its output may depend on more."""
-    import jinja2
-
+    if env.loader is None:
+        return None
     try:
         source = env.loader.get_source(env, name)[0]
     except jinja2.TemplateError:
@@ -138,10 +160,9 @@ def _template_reads(env, name: str) -> tuple[bytes, frozenset[str]] | None:
 
 
 @lru_cache(maxsize=64)
-def _source_reads(env, source: str) -> tuple[bytes, frozenset[str]] | None:
+def _source_reads(env: jinja2.Environment, source: str) -> tuple[bytes, frozenset[str]] | None:
     """What `_template_reads` says of one source text, parsed once per process (a build's environment lives as
     long as the process: `kitgen.render.markup.environment`)."""
-    import jinja2
     from jinja2 import meta, nodes
 
     try:

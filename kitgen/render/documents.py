@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kitgen.core.display import Document, Group
 from kitgen.core.errors import BuildError
@@ -17,6 +17,12 @@ from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph,
 from kitgen.render.recorder import RecordingCanvas
 from kitgen.core.units import mm, PaperSize, parse_length
 
+if TYPE_CHECKING:
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.pdfgen.canvas import Canvas
+    from reportlab.platypus.doctemplate import BaseDocTemplate
+
+TableCommand = tuple[Any, ...]  # a table style command: ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0))
 MARGIN = mm(15)
 BODY_SIZE = 10.5
 CELL_PADDING = 6  # points: ReportLab's default left and right cell padding
@@ -30,7 +36,7 @@ class RenderedDocument:
     text: list[str]  # every paragraph printed, for leak checks
 
 
-def _styles(scale: float) -> dict[str, object]:
+def _styles(scale: float) -> dict[str, ParagraphStyle]:
     """Paragraph styles; `scale` enlarges everything for large print (body 10.5 pt → 14.7 pt)."""
     from reportlab.lib.enums import TA_CENTER
     from reportlab.lib.styles import ParagraphStyle
@@ -40,7 +46,7 @@ def _styles(scale: float) -> dict[str, object]:
     body = ParagraphStyle("body", fontName=regular(), fontSize=size, leading=size * 1.3, spaceAfter=4,
                           bulletFontName=regular(), bulletFontSize=size)
 
-    def style(name: str, points: float, **extra) -> ParagraphStyle:
+    def style(name: str, points: float, **extra: Any) -> ParagraphStyle:
         return ParagraphStyle(name, parent=body, fontSize=points * scale, leading=points * scale * 1.25, **extra)
 
     return {
@@ -59,7 +65,7 @@ class _Builder:
     """Turns the document vocabulary (h1, h2, p, small, li, banner, nameline, table, spacer,
     pagebreak, onepage) into flowables, recording every printed text."""
 
-    def __init__(self, width: float, height: float, label: str, large_print: bool = False):
+    def __init__(self, width: float, height: float, label: str, large_print: bool = False) -> None:
         self.height = height
         self.scale = LARGE_PRINT_SCALE if large_print else 1.0
         self.styles = _styles(self.scale)
@@ -67,15 +73,15 @@ class _Builder:
         self.label = label
         self.text: list[str] = []
 
-    def paragraph(self, element: ET.Element, style: str):
+    def paragraph(self, element: ET.Element, style: str) -> Paragraph:
         """A Paragraph of the element; its emoji print as pictures. A character no font has is printed as it is
         and reported, with every other one of the kit, from what the display list holds (render/quality.py)."""
         self.text.append(plain_text(element))
         bullet = "•" if style == "li" else None
         return emoji_paragraph(inline_markup(element), self.styles[style], bulletText=bullet)
 
-    def flowables(self, elements: Iterable[ET.Element]) -> list:
-        result: list = []
+    def flowables(self, elements: Iterable[ET.Element]) -> list[Flowable]:
+        result: list[Flowable] = []
         for element in elements:
             tag = element.tag
             if tag in ("h1", "h2", "p", "small", "li", "banner"):
@@ -101,7 +107,7 @@ class _Builder:
                 raise BuildError(f"{self.label}: template markup <{tag}> is not part of the document vocabulary")
         return result
 
-    def nameline(self, element: ET.Element):
+    def nameline(self, element: ET.Element) -> Table:
         labels = [plain_text(item) for item in element]
         self.text.extend(labels)
         cells = [[self.paragraph(item, "p") for item in element]]
@@ -111,7 +117,7 @@ class _Builder:
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 10)]))
         return table
 
-    def qr(self, element: ET.Element):
+    def qr(self, element: ET.Element) -> Table:
         """A QR code (`size`, default 30 mm) with its title and address beside it."""
         from xml.sax.saxutils import escape
 
@@ -125,14 +131,14 @@ class _Builder:
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
         return table
 
-    def box(self, element: ET.Element):
+    def box(self, element: ET.Element) -> Table:
         table = Table([[self.flowables(element)]], colWidths=[self.width])
         table.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.2, (0, 0, 0)), ("FONTNAME", (0, 0), (-1, -1), regular()),
                                    ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
                                    ("TOPPADDING", (0, 0), (-1, -1), 6), ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
         return table
 
-    def cell(self, element: ET.Element, width: float) -> tuple[object, float | None]:
+    def cell(self, element: ET.Element, width: float) -> tuple[str | Paragraph, float | None]:
         """A table cell and its font size: short plain text is drawn as a string (fast); a single long word
         (a file name) as a string made smaller to fit; anything else as a Paragraph that wraps."""
         from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -149,23 +155,26 @@ class _Builder:
                 return text, None if natural <= room else size * room / natural
         return self.paragraph(element, "th" if element.tag == "th" else "td"), None
 
-    def table(self, element: ET.Element):
+    def table(self, element: ET.Element) -> Flowable:
         """A grid table; with `minrow`, the rows shrink (down to it) so that the table fits the page."""
         rows = element.findall("tr")
         weights = [float(w) for w in element.get("widths", "").split()] or [1.0] * len(rows[0])
         widths = [self.width * w / sum(weights) for w in weights]
         sized = [[self.cell(cell, widths[i]) for i, cell in enumerate(row)] for row in rows]
         cells = [[value for value, _ in row] for row in sized]
-        smaller = [("FONTSIZE", (c, r), (c, r), size) for r, row in enumerate(sized)
-                   for c, (_, size) in enumerate(row) if size]
+        smaller: list[TableCommand] = [("FONTSIZE", (c, r), (c, r), size) for r, row in enumerate(sized)
+                                        for c, (_, size) in enumerate(row) if size]
         header_rows = sum(1 for row in rows if len(row) and row[0].tag == "th")
-        row_height = parse_length(element.get("rowheight")) * self.scale if element.get("rowheight") else None
+        given_height, minimum = element.get("rowheight"), element.get("minrow")
+        row_height = parse_length(given_height) * self.scale if given_height else None
         size = self.styles["td"].fontSize
 
-        def make(height: float | None):
-            heights = [None] * header_rows + [height or row_height] * (len(rows) - header_rows)
+        def make(height: float | None) -> Table:
+            heights: list[float | None] = [None] * header_rows
+            heights += [height or row_height] * (len(rows) - header_rows)
             table = Table(cells, colWidths=widths, rowHeights=heights, repeatRows=header_rows)
-            style = [("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+            style: list[TableCommand] = [
+                     ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0)), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
                      ("FONTNAME", (0, 0), (-1, -1), regular()), ("FONTSIZE", (0, 0), (-1, -1), size),
                      ("LEADING", (0, 0), (-1, -1), size * 1.2)]
             if header_rows:
@@ -173,9 +182,8 @@ class _Builder:
             table.setStyle(TableStyle(style + smaller))
             return table
 
-        if element.get("minrow") and row_height:
-            return FitRowsTable(make, parse_length(element.get("minrow")) * self.scale, row_height,
-                                len(rows) - header_rows)
+        if minimum and row_height:
+            return FitRowsTable(make, parse_length(minimum) * self.scale, row_height, len(rows) - header_rows)
         return make(None)
 
 
@@ -186,7 +194,7 @@ class EmojiMark:
     """Stands for one emoji picture in a Paragraph: platypus lays it out as an inline image one em wide and
     hands it to the canvas's drawImage, where `EmojiCanvas` draws the picture as vector paths."""
 
-    def __init__(self, key: str):
+    def __init__(self, key: str) -> None:
         self.key = key
 
     def getSize(self) -> tuple[int, int]:  # what platypus may ask of an image
@@ -204,7 +212,7 @@ def emoji_markup(markup: str) -> str:
     return markup
 
 
-def emoji_paragraph(markup: str, style, **keywords):
+def emoji_paragraph(markup: str, style: ParagraphStyle, **keywords: Any) -> Paragraph:
     """A Paragraph of `markup` whose emoji are inline pictures one em wide, on the baseline as on cards."""
     paragraph = Paragraph(emoji_markup(markup), style, **keywords)
     for frag in paragraph.frags:
@@ -221,22 +229,25 @@ class EmojiCanvas(RecordingCanvas):
 
     light = False
 
-    def drawImage(self, image, x, y, width=None, height=None, *args, **keywords):
+    def drawImage(self, image: Any, x: float, y: float, width: float | None = None, height: float | None = None,
+                  *args: Any, **keywords: Any) -> tuple[Any, Any]:
         if not isinstance(image, EmojiMark):
             return super().drawImage(image, x, y, width, height, *args, **keywords)
+        assert width is not None  # platypus gives an inline image its size
         side = width * EMOJI_SCALE
         from kitgen.plan import Rect
 
         cell = Rect(x + (width - side) / 2, y, side, side)
         self.items.append(Group(tuple(placed(emoji_picture(image.key), cell, "contain", self.light)),
                                 transform=self.matrix))
+        return side, side  # the size drawn (platypus does not read it)
 
 
 class QRCode(Flowable):
     """A QR code `side` points square, drawn as black boxes; refused if it would print below the minimum module
     (also when a page that shrinks to fit would make it smaller)."""
 
-    def __init__(self, url: str, side: float, where: str):
+    def __init__(self, url: str, side: float, where: str) -> None:
         super().__init__()
         from kitgen.render.qr import qr_items
         from kitgen.plan import Rect
@@ -253,6 +264,8 @@ class QRCode(Flowable):
         from kitgen.plan import Rect
         from kitgen.render.qr import qr_items
 
+        if not isinstance(self.canv, RecordingCanvas):
+            raise BuildError(f"{self.where}: a QR code is drawn on a recording canvas only")
         a, b, c, d = self.canv.matrix[:4]  # a page shrunk to fit prints the code smaller: checked as printed
         scale = math.sqrt(abs(a * d - b * c))
         if scale < 1 - 1e-9:
@@ -267,7 +280,8 @@ class QRCode(Flowable):
 class FitRowsTable(Flowable):
     """A table whose data rows take the height that fits the space left on the page, within limits."""
 
-    def __init__(self, make: Callable[[float | None], Flowable], minimum: float, row_height: float, data_rows: int):
+    def __init__(self, make: Callable[[float | None], Flowable], minimum: float, row_height: float,
+                 data_rows: int) -> None:
         super().__init__()
         self.make, self.minimum, self.row_height, self.data_rows = make, minimum, row_height, data_rows
         self.full = self.table = make(None)
@@ -283,7 +297,7 @@ class FitRowsTable(Flowable):
             self.table = self.full
         return self.table.wrap(available_width, available_height)
 
-    def split(self, available_width: float, available_height: float) -> list:
+    def split(self, available_width: float, available_height: float) -> list[Flowable]:
         self.wrap(available_width, available_height)
         return self.table.split(available_width, available_height)
 
@@ -297,28 +311,30 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
     `footer(page_number)` labels each page; `light`: emoji as black outlines."""
     if root.tag != "doc":
         raise BuildError(f"{title}: a document template must produce <doc>, got <{root.tag}>")
-    document = SimpleDocTemplate(None, pagesize=tuple(paper), leftMargin=MARGIN, rightMargin=MARGIN,
-                                 topMargin=MARGIN, bottomMargin=MARGIN + mm(4), title=title,
-                                 author="kitgen", creator="kitgen", initialFontName=regular())
+    # no file name: the recording canvas writes no file (ReportLab's stubs ask for one)
+    document = SimpleDocTemplate(None, pagesize=tuple(paper),  # type: ignore[arg-type]
+                                 leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + mm(4),
+                                 title=title, author="kitgen", creator="kitgen", initialFontName=regular())
     builder = _Builder(document.width, document.height, title, large_print)
     story = builder.flowables(root)
 
-    def centred(canvas, text: str, baseline: float, size: float) -> None:
+    def centred(canvas: Canvas, text: str, baseline: float, size: float) -> None:
         if not missing_glyphs(text):
             canvas.setFont(regular(), size)
             canvas.drawCentredString(paper.width / 2, baseline, text)
             return
+        from reportlab.lib.colors import Color
         from reportlab.lib.enums import TA_CENTER
         from reportlab.lib.styles import ParagraphStyle
         from xml.sax.saxutils import escape
 
         style = ParagraphStyle("foot", fontName=regular(), fontSize=size, leading=size * 1.2, alignment=TA_CENTER,
-                               textColor=(0.3, 0.3, 0.3))
+                               textColor=Color(0.3, 0.3, 0.3))
         line = emoji_paragraph(escape(text), style)
         _, height = line.wrap(paper.width - 2 * MARGIN, size * 4)
         line.drawOn(canvas, MARGIN, baseline - (height - size))
 
-    def decorate(canvas, doc) -> None:
+    def decorate(canvas: Canvas, doc: BaseDocTemplate) -> None:
         canvas.saveState()
         canvas.setFillGray(0.3)
         centred(canvas, footer(doc.page), MARGIN - mm(2), 8)
@@ -326,7 +342,15 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
             centred(canvas, credits, MARGIN - mm(5.5), 7)
         canvas.restoreState()
 
-    canvas_class = type("Canvas", (EmojiCanvas,), {"light": light})
-    document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=canvas_class)
+    document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=_emoji_canvas(light))
+    assert isinstance(document.canv, EmojiCanvas)
     pages = document.canv.pages
     return RenderedDocument(Document(title, pages), len(pages), builder.text)
+
+
+def _emoji_canvas(outlines: bool) -> type[EmojiCanvas]:
+    """A canvas class for one document, drawing emoji as outlines or not (named `Canvas` in its messages)."""
+    class Canvas(EmojiCanvas):
+        light = outlines
+
+    return Canvas

@@ -4,11 +4,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
 
 from kitgen.core.display import Item, Text
 from kitgen.plan import Rect
 from kitgen.fonts.registry import bold, register_fonts, regular
 from kitgen.render.markup import unescape
+
+if TYPE_CHECKING:
+    from reportlab.platypus import Paragraph
 
 MIN_SIZE = 7.0  # points: the smallest type kitgen prints on a card
 STEP = 0.5
@@ -37,20 +41,21 @@ class DoesNotFit(Exception):
     """The text is too long for its box even at the minimum size."""
 
 
-def fitted(markup: str, slot: Slot):  # -> reportlab Paragraph
+def fitted(markup: str, slot: Slot) -> Paragraph:
     """The largest Paragraph of `markup` that fits `slot.box` in the font family in use, or DoesNotFit."""
     return _fitted(markup, slot, bold() if slot.bold else regular())
 
 
 @lru_cache(maxsize=8192)
-def _fitted(markup: str, slot: Slot, font: str):
+def _fitted(markup: str, slot: Slot, font: str) -> Paragraph:
     from reportlab.lib.colors import Color
     from reportlab.lib.enums import TA_CENTER, TA_LEFT, TA_RIGHT
     from reportlab.lib.styles import ParagraphStyle
     from kitgen.render.platypus import Paragraph
 
     register_fonts()
-    alignment = {"left": TA_LEFT, "center": TA_CENTER, "right": TA_RIGHT}[slot.align]
+    alignments: dict[str, Literal[0, 1, 2]] = {"left": TA_LEFT, "center": TA_CENTER, "right": TA_RIGHT}
+    alignment = alignments[slot.align]
     size = slot.max_size
     while size >= slot.min_size - 1e-9:
         style = ParagraphStyle("fit", fontName=font, fontSize=size,
@@ -137,7 +142,7 @@ def _fitted_plain(text: str, slot: Slot, font: str) -> Lines:
     raise DoesNotFit(text)
 
 
-def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "") -> tuple[list[Text], float]:
+def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "") -> tuple[list[Item], float]:
     """Plain `text` fitted into `slot` as one Text item per line, and the size it was set at."""
     fit = fitted_plain(text, slot)
     leading = fit.size * slot.leading
@@ -146,7 +151,7 @@ def plain_items(text: str, slot: Slot, valign: str = "middle", origin: str = "")
     baseline = top - ASCENT * fit.size - (1 - ASCENT - DESCENT) * fit.size / 2
     font = bold() if slot.bold else regular()
     color = neutral(slot.color)
-    items = []
+    items: list[Item] = []
     for line, width in zip(fit.lines, fit.widths):
         if slot.align == "center":
             x = slot.box.x + (slot.box.width - width) / 2
@@ -167,7 +172,7 @@ def fitted_items(markup: str, slot: Slot, *, valign: str = "middle", origin: str
     if not markup:
         return [], 0.0
     if "<" not in markup:
-        return plain_items(unescape(markup), slot, valign, origin)  # type: ignore[return-value]
+        return plain_items(unescape(markup), slot, valign, origin)
     from kitgen.render.recorder import record_paragraph
 
     paragraph = fitted(markup, slot)
@@ -179,19 +184,19 @@ def fitted_items(markup: str, slot: Slot, *, valign: str = "middle", origin: str
     return items, paragraph.style.fontSize
 
 
-def label_items(text: str, slot: Slot) -> list[Text]:
+def label_items(text: str, slot: Slot) -> list[Item]:
     """kitgen's own label text (plain); when even the smallest size is too wide, cut short with '…'."""
     return list(_label_items(text, slot, regular(), bold()))
 
 
 @lru_cache(maxsize=256)
-def _label_items(text: str, slot: Slot, regular_font: str, bold_font: str) -> tuple[Text, ...]:
+def _label_items(text: str, slot: Slot, regular_font: str, bold_font: str) -> tuple[Item, ...]:
     """`label_items`, set once for each text, slot and font family (a sheet's ruler note is the same on every
     page)."""
     return tuple(_fitted_label(text, slot))
 
 
-def _fitted_label(text: str, slot: Slot) -> list[Text]:
+def _fitted_label(text: str, slot: Slot) -> list[Item]:
     words = text
     while True:
         try:

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import jinja2
 
@@ -19,7 +19,9 @@ from kitgen.check.content import CheckedKit
 from kitgen.core.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
 from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
+from kitgen.core.display import Document
 from kitgen.load.model import Activity
+from kitgen.load.source import Location
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets, SheetText
@@ -94,7 +96,7 @@ class KitRenderer:
     def activity(self) -> Activity:
         return self.checked.activity
 
-    def where(self, loc: tuple, what: str) -> str:
+    def where(self, loc: Location, what: str) -> str:
         """`file:line:column: decks[0].cards[1] (what)` for error messages about rendered content."""
 
         file, line, column = self.checked.loaded.source.position(loc)
@@ -152,7 +154,7 @@ class KitRenderer:
         return " · ".join(part for part in (player, self.kit_label(seat.kit)) if part)
 
     @cached_property
-    def pictures(self) -> dict[tuple, Picture]:
+    def pictures(self) -> dict[Location, Picture]:
         """Every card's and back's picture, found and checked once; every bad one reported at once, located
         (`check` gathers them and renders the cards without them)."""
         found, problems = card_pictures(self.checked.loaded)
@@ -236,7 +238,8 @@ class KitRenderer:
             files.append(OutputFile(Path(name), Role.MAT, len(document.pages), document=document))
         return files
 
-    def document(self, template: str, role: Role, label: str, picture_credits: str = "", **context) -> OutputFile:
+    def document(self, template: str, role: Role, label: str, picture_credits: str = "",
+                 **context: Any) -> OutputFile:
         _ = self.gettext
         activity = self.activity
         seats = [{"label": self.seat_label(seat), "kit": seat.kit, "player": seat.player} for seat in self.plan.seats]
@@ -258,11 +261,11 @@ class KitRenderer:
         return OutputFile(Path(self.file_name(role.value)), role, len(document.pages), document=document)
 
     @cached_property
-    def documents(self) -> Shelf:
+    def documents(self) -> Shelf[Document]:
         """The kit's rules, record sheets, host key and guide as laid out before, by what they were made from."""
         return Shelf("documents", hashlib.blake2b(self.stem.encode(), digest_size=16).hexdigest())
 
-    def printing(self) -> dict:
+    def printing(self) -> dict[str, Any]:
         """The printing choices, as the print guide states them."""
         sheet, style = self.plan.grid.sheet, self.style
         return {"duplex": sheet.duplex, "fold": sheet.fold, "bleed": f"{to_mm(sheet.bleed):g}" if sheet.bleed else "",
@@ -272,7 +275,7 @@ class KitRenderer:
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
 
-    def totals(self, files: list[OutputFile]) -> dict:
+    def totals(self, files: list[OutputFile]) -> dict[str, int]:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
         card_stock = sum(f.sheets for f in files if f.role.card_stock)
         plain = sum(f.sheets for f in files if not f.role.card_stock)
@@ -284,7 +287,7 @@ class KitRenderer:
         return {"card_stock": card_stock, "plain": plain, "cards": pieces,
                 "cutting_minutes": max(1, round(cuts * 10 / 60))}  # about 10 s a straight cut with a ruler
 
-    def host_key_context(self) -> dict:
+    def host_key_context(self) -> dict[str, Any]:
         checked = self.checked
         return {"key": self.activity.host_key, "examples": checked.hands, "sets": checked.sets,
                 "tables": [(table, [(row.card, row.values, row.total) for row in rows]) for table, rows in checked.tables],

@@ -11,7 +11,7 @@ from typing import Iterable
 from kitgen.core.errors import Problem
 from kitgen.load.model import Activity
 from kitgen.load.source import dotted
-from kitgen.load.source import SourceMap
+from kitgen.load.source import Location, SourceMap
 from kitgen.core.files import OutputFile
 
 MIN_LENGTH = 12  # shorter host-key strings ("Yes", a card name) are not secrets
@@ -28,7 +28,7 @@ class Secret:
     """One host-key string and where the content says it."""
 
     text: str
-    loc: tuple
+    loc: Location
 
     @property
     def key(self) -> str:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 import jinja2.bccache
-from jinja2.sandbox import SecurityError
+from jinja2.exceptions import SecurityError
 
 from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
 from kitgen.core.cache import cache_file, keep, recall
@@ -25,7 +25,8 @@ class ContainedLoader(jinja2.FileSystemLoader):
     """A FileSystemLoader that refuses, before reading it, a template whose real path (after symlinks)
     leaves its folder."""
 
-    def get_source(self, environment: jinja2.Environment, template: str):
+    def get_source(self, environment: jinja2.Environment,
+                   template: str) -> tuple[str, str, Callable[[], bool]]:
         from kitgen.jinja.lookup import resolve_template
 
         resolve_template([Path(folder) for folder in self.searchpath], template)  # raises if it leads out
@@ -100,6 +101,7 @@ def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
+    # added by the i18n extension at run time, unknown to Jinja's types
     env.install_gettext_translations(translations(language, catalogs), newstyle=True)  # type: ignore[attr-defined]
     return env
 
@@ -139,7 +141,8 @@ def template_text(env: jinja2.Environment, name: str, **context: Any) -> str:
     except SecurityError as error:
         raise BuildError(f"{_template_location(error, name)}: template refused by the sandbox: {error}") from None
     except jinja2.TemplateNotFound as error:
-        raise BuildError(f"template {error.name!r} not found in {', '.join(env.loader.searchpath)}") from None  # type: ignore[union-attr]
+        folders = env.loader.searchpath if isinstance(env.loader, jinja2.FileSystemLoader) else []
+        raise BuildError(f"template {error.name!r} not found in {', '.join(folders)}") from None
     return text
 
 

@@ -8,12 +8,16 @@ whose bytes the PDF backend embeds once however many cards show it.
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from kitgen.core.display import Clip, Group, Image, Item
 from kitgen.pictures.files import Picture
 from kitgen.pictures.emoji import emoji_picture, emoji_runs
 from kitgen.pictures.svg import svg_items
 from kitgen.plan import Rect
+
+if TYPE_CHECKING:
+    from kitgen.render.fit import Slot
 
 PLACEHOLDER = "\u2003"  # an em space stands in for an emoji while text is fitted: one em wide, never a break
 EMOJI_SCALE = 1.25  # an OpenMoji drawing has a margin around the figure: drawn a little larger than the em
@@ -91,7 +95,8 @@ def with_placeholders(markup: str) -> tuple[str, dict[int, Picture]]:
     return markup, pictures
 
 
-def fitted_with_emoji(markup: str, slot, *, origin: str = "", line_only: bool = False) -> tuple[list[Item], float]:
+def fitted_with_emoji(markup: str, slot: Slot, *, origin: str = "",
+                      line_only: bool = False) -> tuple[list[Item], float]:
     """`fit.fitted_items`, with every emoji printed as its picture, the size of the text around it."""
     from kitgen.render.fit import fitted_items
 
@@ -100,7 +105,7 @@ def fitted_with_emoji(markup: str, slot, *, origin: str = "", line_only: bool = 
     return inline_emoji(drawn, pictures, line_only), size
 
 
-def label_with_emoji(text: str, slot, line_only: bool = False) -> list[Item]:
+def label_with_emoji(text: str, slot: Slot, line_only: bool = False) -> list[Item]:
     """`fit.label_items` (kitgen's own label, cut short when too long), with emoji printed as pictures."""
     from kitgen.render.fit import label_items
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 _WEB_ADDRESS = "(^(?:[a-z0-9\\.\\-\\+]*)://)"  # how that pattern starts (ReportLab 3.6 to 4.x)
 
@@ -22,7 +22,7 @@ class LazyPattern:
         self._source = (pattern, flags)
         self._compiled: re.Pattern[str] | None = None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._source)
         return getattr(self._compiled, name)
@@ -32,16 +32,16 @@ class LazyPattern:
 def _web_address_pattern_compiled_lazily() -> Iterator[None]:
     compile_now = re.compile
 
-    def compile_or_defer(pattern, flags=0):
+    def compile_or_defer(pattern: Any, flags: int = 0) -> Any:
         if isinstance(pattern, str) and pattern.startswith(_WEB_ADDRESS):
             return LazyPattern(pattern, flags)
         return compile_now(pattern, flags)
 
-    re.compile = compile_or_defer  # type: ignore[assignment]
+    re.compile = compile_or_defer
     try:
         yield
     finally:
-        re.compile = compile_now  # type: ignore[assignment]
+        re.compile = compile_now
 
 
 with _web_address_pattern_compiled_lazily():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from kitgen.core.display import Box, Item
+from kitgen.core.display import Box
 from kitgen.core.errors import UnprintableContent
 from kitgen.plan import Rect
 from kitgen.core.units import mm, to_mm
@@ -31,7 +31,7 @@ def qr_side(url: str) -> float:
     return (len(qr_matrix(url)) + 2 * QUIET) * MIN_MODULE
 
 
-def qr_items(url: str, box: Rect, where: str) -> list[Item]:
+def qr_items(url: str, box: Rect, where: str) -> list[Box]:
     """The code of `url` as black boxes (one per run of black modules in a row), as large as fits `box`,
     centred; UnprintableContent naming `where` when its modules would print smaller than `MIN_MODULE`."""
     matrix = qr_matrix(url)
@@ -45,7 +45,7 @@ def qr_items(url: str, box: Rect, where: str) -> list[Item]:
             f"give it more room (a larger card, fewer other parts)")
     x0 = box.x + (box.width - side) / 2 + QUIET * module
     top = box.y + (box.height + side) / 2 - QUIET * module
-    items: list[Item] = []
+    items: list[Box] = []
     for r, row in enumerate(matrix):
         c = 0
         while c < len(row):

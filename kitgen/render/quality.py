@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from kitgen.core.files import OutputFile
 
 from kitgen.core.errors import ContentError, Problem, UnprintableContent
 
@@ -71,7 +74,8 @@ def contrast_on_white(rgb: tuple[float, float, float]) -> float:
     return 1.05 / (grey_level(rgb) + 0.05)
 
 
-def unprintable_problems(files, locate: Callable[[str], str | None] = lambda char: None) -> list[str]:
+def unprintable_problems(files: Iterable[OutputFile],
+                         locate: Callable[[str], str | None] = lambda char: None) -> list[str]:
     """Every character of any text of any file that no bundled font can draw, or that kitgen cannot print
     truthfully (right-to-left script, beyond U+FFFF), with where it comes from: `locate(char)` names the content
     field that holds it when render did not record an origin."""

@@ -24,9 +24,10 @@ from __future__ import annotations
 import inspect
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import IO, TYPE_CHECKING, Any, Literal, SupportsIndex, Union
 
 from reportlab.lib.colors import CMYKColor, toColor
 from reportlab.lib.colors import Color as ReportLabColor
@@ -34,8 +35,18 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
-from kitgen.core.display import BLACK, Box, Circle, Color, Group, IDENTITY, Item, Line, Matrix, Page, Stroke, Text
+from kitgen.core.display import (BLACK, Box, Circle, Color, Group, IDENTITY, Image, Item, Line, Matrix, Page, Stroke,
+                                 Text)
 from kitgen.fonts.registry import FONT_NAMES, register_fonts
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from reportlab.platypus import Flowable
+    from reportlab.pdfgen.textobject import _Color as _ColorArg  # what ReportLab's colour setters take (stubs)
+
+Paint = Union["_ColorArg", Color]  # a colour as a setter was given it, or as the display list has it
+Direction = Literal["LTR", "RTL"] | None
 
 FONTS = FONT_NAMES  # what a backend can draw a `Text` with
 _EPSILON = 1e-9
@@ -49,7 +60,7 @@ class UnrecordedDrawing(RuntimeError):
 # --------------------------------------------------------------------------- guards and small helpers
 
 
-class _Operators(list):
+class _Operators(list[str]):
     """Stands in for ReportLab's buffer of PDF operators (`_code`) on a recording canvas or text object.
 
     The recorder translates each drawing call itself; ReportLab's own methods are only called, with the
@@ -63,24 +74,25 @@ class _Operators(list):
         self.owner = owner
         self.open = 0
 
-    def _refuse(self, *_args) -> None:
+    def _refuse(self) -> None:
         if not self.open:
             raise UnrecordedDrawing(f"{type(self.owner).__name__}.{_drawing_method(self.owner)}(): "
                                     "the recording canvas cannot turn this into display-list items")
 
-    def append(self, _operator) -> None:
+    def append(self, _operator: str) -> None:
         self._refuse()
 
-    def extend(self, operators) -> None:
+    def extend(self, operators: Iterable[str]) -> None:
         self._refuse()
 
-    def insert(self, _index, _operator) -> None:
+    def insert(self, _index: SupportsIndex, _operator: str) -> None:
         self._refuse()
 
-    def __setitem__(self, index, value) -> None:
+    def __setitem__(self, index: SupportsIndex | slice, value: Any) -> None:
         self._refuse()
 
-    def __iadd__(self, operators):
+    # (typeshed's list.__iadd__ carries the same ignore: `+=` keeps the list's type where `+` widens it)
+    def __iadd__(self, operators: Iterable[str]) -> Self:  # type: ignore[override, misc]
         self._refuse()
         return self
 
@@ -97,7 +109,7 @@ def _drawing_method(owner: object) -> str:
 
 
 @contextmanager
-def _state_only(owner) -> Iterator[None]:
+def _state_only(owner: RecordingCanvas | RecordingTextObject) -> Iterator[None]:
     """Call a ReportLab method of `owner` for the state it keeps; drop the operators it writes."""
     guard = owner._code  # ReportLab's operator buffer (see _Operators)
     if not isinstance(guard, _Operators):
@@ -110,15 +122,13 @@ def _state_only(owner) -> Iterator[None]:
         guard.open -= 1
 
 
-def _color(value) -> Color:
+def _color(paint: Paint) -> Color:
     """A display-list colour from what ReportLab's colour setters accept (CMYK has no display-list form)."""
-    if isinstance(value, str):
-        value = toColor(value)
-    if isinstance(value, CMYKColor):
-        raise UnrecordedDrawing(f"CMYK colour {value!r}: the display list has grey and RGB only")
-    if isinstance(value, ReportLabColor):
-        value = (value.red, value.green, value.blue)
-    value = tuple(float(v) for v in value)
+    given = toColor(paint) if isinstance(paint, str) else paint
+    if isinstance(given, CMYKColor):
+        raise UnrecordedDrawing(f"CMYK colour {given!r}: the display list has grey and RGB only")
+    parts = (given.red, given.green, given.blue) if isinstance(given, ReportLabColor) else given
+    value = tuple(float(v) for v in parts)
     if len(value) == 4:
         raise UnrecordedDrawing(f"CMYK colour {value!r}: the display list has grey and RGB only")
     if len(value) == 3 and value[0] == value[1] == value[2]:
@@ -128,7 +138,7 @@ def _color(value) -> Color:
     return value
 
 
-def _alpha(value, alpha) -> float | None:
+def _alpha(value: Paint, alpha: float | None) -> float | None:
     """The opacity a colour setter sets, or None when it leaves it."""
     if alpha is not None:
         return float(alpha)
@@ -153,13 +163,15 @@ def _moved(item: Item, dx: float, dy: float) -> Item:
         return item
     if isinstance(item, Line):
         return replace(item, x0=item.x0 + dx, y0=item.y0 + dy, x1=item.x1 + dx, y1=item.y1 + dy)
-    return replace(item, x=item.x + dx, y=item.y + dy)
+    if isinstance(item, (Text, Box, Circle, Image)):
+        return replace(item, x=item.x + dx, y=item.y + dy)
+    raise UnrecordedDrawing(f"a {type(item).__name__} on a recording canvas")
 
 
 class _OpenGroup:
     """Consecutive items drawn with one scale or rotation: a `Group` once the page is closed."""
 
-    def __init__(self, matrix: Matrix):
+    def __init__(self, matrix: Matrix) -> None:
         self.matrix = matrix
         a, b, c, d, _, _ = matrix
         self.det = a * d - b * c
@@ -178,6 +190,19 @@ class _OpenGroup:
 # --------------------------------------------------------------------------- the text object
 
 
+@dataclass
+class _Run:
+    """A run of text shown in one font, size and fill, at its baseline; `end` is the x where it stops."""
+
+    x: float
+    y: float
+    text: str
+    font: str
+    size: float
+    fill: Color | None  # None: the canvas's fill when the text object is drawn
+    end: float
+
+
 class RecordingTextObject(PDFTextObject):
     """A text object (`canvas.beginText()`) that records each run it shows, at its baseline.
 
@@ -187,8 +212,15 @@ class RecordingTextObject(PDFTextObject):
     Positions are in the user space in which `canvas.drawText()` is called.
     """
 
-    def __init__(self, canvas: RecordingCanvas, x: float = 0, y: float = 0, direction=None):
-        self.runs: list[list] = []  # [x, y, text, font, size, fill or None (the canvas's), end x]
+    # ReportLab's record of the text state (set by its own methods; private names its type stubs leave out)
+    _code: list[str]
+    _canvas: RecordingCanvas
+    _fontname: str
+    _fontsize: float
+    _leading: float
+
+    def __init__(self, canvas: RecordingCanvas, x: float = 0, y: float = 0, direction: Direction = None) -> None:
+        self.runs: list[_Run] = []
         self.fill: Color | None = None  # set inside the text object: it outlives it, as in PDF
         self.char_space = self.word_space = self.rise = 0.0
         self.horizontal_scale = 100.0
@@ -198,79 +230,80 @@ class RecordingTextObject(PDFTextObject):
         self._code = _Operators(self)  # ReportLab's operator buffer for this text object
 
     # positions
-    def setTextOrigin(self, x, y):
+    def setTextOrigin(self, x: float, y: float) -> None:
         if not self._canvas.bottomup:
             raise UnrecordedDrawing("a top-down canvas: the recorder draws bottom-up only")
         with _state_only(self):
             super().setTextOrigin(x, y)
         self.line = self.point = (float(x), float(y))
 
-    def setTextTransform(self, a, b, c, d, e, f):
+    def setTextTransform(self, a: float, b: float, c: float, d: float, e: float, f: float) -> None:
         if (a, b, c, d) != (1, 0, 0, 1):
             raise UnrecordedDrawing("RecordingTextObject.setTextTransform() with a scale, rotation or skew")
         self.setTextOrigin(e, f)
 
-    def moveCursor(self, dx, dy):
+    def moveCursor(self, dx: float, dy: float) -> None:
         with _state_only(self):
             super().moveCursor(dx, dy)
         self.line = self.point = (self.line[0] + dx, self.line[1] - dy)  # PDF's Td; ReportLab's dy points down
 
     # text state
-    def _setFont(self, psfontname, size):
+    def _setFont(self, psfontname: str, size: float) -> None:
         with _state_only(self):
-            super()._setFont(psfontname, size)
+            super()._setFont(psfontname, size)  # type: ignore[misc]  # ReportLab's private method, not in its stubs
 
-    def setFont(self, psfontname, size, leading=None):
+    def setFont(self, psfontname: str, size: float, leading: float | None = None) -> None:
         with _state_only(self):
             super().setFont(psfontname, size, leading)
 
-    def setLeading(self, leading):
+    def setLeading(self, leading: float) -> None:
         with _state_only(self):
             super().setLeading(leading)
 
-    def setCharSpace(self, charSpace):
+    def setCharSpace(self, charSpace: float) -> None:
         with _state_only(self):
             super().setCharSpace(charSpace)
         self.char_space = float(charSpace)
 
-    def setWordSpace(self, wordSpace):
+    def setWordSpace(self, wordSpace: float) -> None:
         with _state_only(self):
             super().setWordSpace(wordSpace)
         self.word_space = float(wordSpace)
 
-    def setHorizScale(self, horizScale):
+    def setHorizScale(self, horizScale: float) -> None:
         with _state_only(self):
             super().setHorizScale(horizScale)
         self.horizontal_scale = 100.0 + horizScale
 
-    def setTextRenderMode(self, mode):
+    def setTextRenderMode(self, mode: Literal[0, 1, 2, 3, 4, 5, 6, 7]) -> None:
         with _state_only(self):
             super().setTextRenderMode(mode)
         self.render_mode = mode
 
-    def setRise(self, rise):
+    def setRise(self, rise: float) -> None:
         with _state_only(self):
             super().setRise(rise)
         self.rise = float(rise)
 
     # colours (a colour set in a text object is the fill of the graphics state: it lasts after drawText)
-    def setFillColor(self, aColor, alpha=None):
+    def setFillColor(self, aColor: _ColorArg, alpha: float | None = None) -> None:
         self._opaque(_alpha(aColor, alpha))
         with _state_only(self):
             super().setFillColor(aColor, alpha)
         self.fill = _color(aColor)
 
-    def setFillGray(self, gray, alpha=None):
+    def setFillGray(self, gray: float, alpha: float | None = None) -> None:
         self._opaque(alpha)
         with _state_only(self):
             super().setFillGray(gray, alpha)
         self.fill = (float(gray),)
 
-    def setStrokeColor(self, aColor, alpha=None):  # text is filled, never stroked (render mode 0)
+    # text is filled, never stroked (render mode 0)
+    def setStrokeColor(self, aColor: _ColorArg, alpha: float | None = None) -> None:
         with _state_only(self):
             super().setStrokeColor(aColor, alpha)
 
-    def setStrokeGray(self, gray, alpha=None):
+    def setStrokeGray(self, gray: float, alpha: float | None = None) -> None:
         with _state_only(self):
             super().setStrokeGray(gray, alpha)
 
@@ -279,17 +312,17 @@ class RecordingTextObject(PDFTextObject):
             raise UnrecordedDrawing(f"text with opacity {alpha}: a display-list Text is opaque")
 
     # showing text
-    def _textOut(self, text, TStar=0):  # how platypus writes text
+    def _textOut(self, text: str | bytes, TStar: int = 0) -> None:  # how platypus writes text
         self._show(text)
         if TStar:
             self._next_line()
 
-    def textOut(self, text):
+    def textOut(self, text: str) -> None:
         self._show(text)
         with _state_only(self):
             super().textOut(text)  # ReportLab's own cursor bookkeeping
 
-    def textLine(self, text=""):
+    def textLine(self, text: str = "") -> None:
         self._show(text)
         self._next_line()
         with _state_only(self):
@@ -298,7 +331,7 @@ class RecordingTextObject(PDFTextObject):
     def _next_line(self) -> None:  # PDF's T*: down by the leading, to the start of the line
         self.line = self.point = (self.line[0], self.line[1] - self._leading)
 
-    def _show(self, text) -> None:
+    def _show(self, text: str | bytes) -> None:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         if not text:
@@ -320,12 +353,12 @@ class RecordingTextObject(PDFTextObject):
         width = stringWidth(text, font, size)
         y += self.rise
         last = self.runs[-1] if self.runs else None
-        if last and last[1] == y and last[3] == font and last[4] == size and last[5] == self.fill \
-                and abs(last[6] - x) <= 1e-6:
-            last[2] += text  # the same run, continued (platypus writes a line in pieces)
-            last[6] = x + width
+        if last and last.y == y and last.font == font and last.size == size and last.fill == self.fill \
+                and abs(last.end - x) <= 1e-6:
+            last.text += text  # the same run, continued (platypus writes a line in pieces)
+            last.end = x + width
         else:
-            self.runs.append([x, y, text, font, size, self.fill, x + width])
+            self.runs.append(_Run(x, y, text, font, size, self.fill, x + width))
         return width
 
 
@@ -342,47 +375,56 @@ class RecordingCanvas(Canvas):
     STATE_ATTRIBUTES = Canvas.STATE_ATTRIBUTES + [  # saved and restored with ReportLab's own (saveState)
         "matrix", "fill", "stroke", "fill_alpha", "stroke_alpha", "line_width", "line_cap", "line_join", "dash"]
 
-    def __init__(self, filename=None, pagesize=None, *args, **kwargs):
+    _code: list[str]  # ReportLab's buffer of the page's operators (a private name its type stubs leave out)
+
+    def __init__(self, filename: str | IO[bytes] | None = None, pagesize: tuple[float, float] | None = None,
+                 *args: Any, **kwargs: Any) -> None:
         register_fonts()
         self.pages: list[Page] = []
         self.items: list[Item | _OpenGroup] = []  # the current page
         self.boxes: dict[str, tuple[float, float, float, float]] = {}
-        self.rotation = 0
+        self.rotation: float = 0
         super().__init__(filename if filename is not None else io.BytesIO(), pagesize, *args, **kwargs)
         from reportlab import rl_config
 
-        self.size = tuple(float(v) for v in (pagesize or rl_config.defaultPageSize))
+        self.size: tuple[float, ...] = tuple(float(v) for v in (pagesize or rl_config.defaultPageSize))
         for name in ("crop", "art", "trim", "bleed"):
             if kwargs.get(f"{name}Box"):
                 self.setCropBox(kwargs[f"{name}Box"], name)
         self._code = _Operators(self)  # ReportLab's operator buffer for the page, guarded
 
-    def init_graphics_state(self):
+    def init_graphics_state(self) -> None:
         super().init_graphics_state()
         self.matrix: Matrix = IDENTITY
-        self.fill = self.stroke = BLACK
+        self.fill: Paint = BLACK
+        self.stroke: Paint = BLACK
         self.fill_alpha = self.stroke_alpha = 1.0
         self.line_width = 1.0
-        self.line_cap = self.line_join = 0
+        self.line_cap: int = 0
+        self.line_join: int = 0
         self.dash: tuple[tuple[float, ...], float] = ((), 0)
 
     # ---- page
-    def setPageSize(self, size):
+    def setPageSize(self, size: tuple[float, float]) -> None:
         with _state_only(self):
             super().setPageSize(size)
         self.size = tuple(float(v) for v in size)
 
-    def setCropBox(self, size, name="crop"):
+    def setCropBox(self, size: tuple[float, ...], name: str = "crop") -> None:
         super().setCropBox(size, name)
         name = name.lower().removesuffix("box")
         box = tuple(float(v) for v in size)
-        self.boxes[name] = box if len(box) == 4 else (0.0, 0.0) + box
+        if len(box) == 2:  # a width and a height
+            box = (0.0, 0.0) + box
+        if len(box) != 4:
+            raise UnrecordedDrawing(f"a {name} box of {len(box)} numbers, expected 2 or 4")
+        self.boxes[name] = (box[0], box[1], box[2], box[3])
 
-    def setPageRotation(self, rot):
+    def setPageRotation(self, rot: float) -> None:
         super().setPageRotation(rot)
         self.rotation = rot
 
-    def showPage(self):
+    def showPage(self) -> None:
         guard = self._code
         if not isinstance(guard, _Operators) or len(guard):
             raise UnrecordedDrawing("the page's operators were replaced or written around the recorder "
@@ -398,123 +440,128 @@ class RecordingCanvas(Canvas):
             super().showPage()  # ReportLab's bookkeeping: page number, page callback, fresh graphics state
         self._code = _Operators(self)  # ReportLab starts a new buffer for each page
 
-    def save(self):
+    def save(self) -> None:
         if self.items:
             self.showPage()
 
-    def getpdfdata(self):
+    def getpdfdata(self) -> bytes:
         raise UnrecordedDrawing("a recording canvas makes display lists, not PDF: see kitgen.export.pdf")
 
     # ---- graphics state
-    def saveState(self):
+    def saveState(self) -> None:
         with _state_only(self):
             super().saveState()
 
-    def restoreState(self):
+    def restoreState(self) -> None:
         with _state_only(self):
             super().restoreState()
 
-    def transform(self, a, b, c, d, e, f):  # translate, scale, rotate, skew come here
+    # translate, scale, rotate, skew come here
+    def transform(self, a: float, b: float, c: float, d: float, e: float, f: float) -> None:
         with _state_only(self):
             super().transform(a, b, c, d, e, f)
         self.matrix = _multiply(self.matrix, (a, b, c, d, e, f))
 
-    def setFont(self, psfontname, size, leading=None):
+    def setFont(self, psfontname: str, size: float, leading: float | None = None) -> None:
         with _state_only(self):
             super().setFont(psfontname, size, leading)
 
-    def setLineWidth(self, width):
+    def setLineWidth(self, width: float) -> None:
         with _state_only(self):
             super().setLineWidth(width)
         self.line_width = float(width)
 
-    def setLineCap(self, mode):
+    def setLineCap(self, mode: int) -> None:
         with _state_only(self):
             super().setLineCap(mode)
         self.line_cap = mode
 
-    def setLineJoin(self, mode):
+    def setLineJoin(self, mode: int) -> None:
         with _state_only(self):
             super().setLineJoin(mode)
         self.line_join = mode
 
-    def setMiterLimit(self, limit):
+    def setMiterLimit(self, limit: float) -> None:
         with _state_only(self):
             super().setMiterLimit(limit)
 
-    def setDash(self, array=[], phase=0):  # noqa: B006 (ReportLab's signature)
+    def setDash(self, array: list[float] | tuple[float, ...] | float = [],  # noqa: B006 (ReportLab's signature)
+                phase: float = 0) -> None:
         with _state_only(self):
             super().setDash(array, phase)
         if isinstance(array, (int, float)):
             array, phase = (array, phase), 0
         self.dash = (tuple(float(v) for v in array), float(phase))
 
-    def setFillColor(self, aColor, alpha=None):  # setFillColorRGB and setFillColorCMYK come here
+    # setFillColorRGB and setFillColorCMYK come here
+    def setFillColor(self, aColor: _ColorArg, alpha: float | None = None) -> None:
         with _state_only(self):
             super().setFillColor(aColor, alpha)
         self.fill = aColor
 
-    def setStrokeColor(self, aColor, alpha=None):
+    def setStrokeColor(self, aColor: _ColorArg, alpha: float | None = None) -> None:
         with _state_only(self):
             super().setStrokeColor(aColor, alpha)
         self.stroke = aColor
 
-    def setFillGray(self, gray, alpha=None):
+    def setFillGray(self, gray: float, alpha: float | None = None) -> None:
         with _state_only(self):
             super().setFillGray(gray, alpha)
         self.fill = (float(gray),)
 
-    def setStrokeGray(self, gray, alpha=None):
+    def setStrokeGray(self, gray: float, alpha: float | None = None) -> None:
         with _state_only(self):
             super().setStrokeGray(gray, alpha)  # ReportLab sets the fill's opacity here, not the stroke's
         self.stroke = (float(gray),)
 
-    def setFillAlpha(self, a):
+    def setFillAlpha(self, a: float) -> None:
         with _state_only(self):
             super().setFillAlpha(a)
         self.fill_alpha = float(a)
 
-    def setStrokeAlpha(self, a):
+    def setStrokeAlpha(self, a: float) -> None:
         with _state_only(self):
             super().setStrokeAlpha(a)
         self.stroke_alpha = float(a)
 
     # ---- what is drawn
-    def beginText(self, x=0, y=0, direction=None):
+    def beginText(self, x: float = 0, y: float = 0, direction: Direction = None) -> RecordingTextObject:
         return RecordingTextObject(self, x, y, direction=direction)
 
-    def drawText(self, aTextObject):
+    def drawText(self, aTextObject: PDFTextObject) -> None:
         if not isinstance(aTextObject, RecordingTextObject):
             raise UnrecordedDrawing("drawText() of a text object the recording canvas did not make")
         if aTextObject.runs and self.fill_alpha != 1:
             raise UnrecordedDrawing(f"text with opacity {self.fill_alpha}: a display-list Text is opaque")
         canvas_fill = _color(self.fill)
-        for x, y, text, font, size, fill, _end in aTextObject.runs:
-            self._emit(Text(x, y, text, font, size, fill if fill is not None else canvas_fill))
+        for run in aTextObject.runs:
+            fill = run.fill if run.fill is not None else canvas_fill
+            self._emit(Text(run.x, run.y, run.text, run.font, run.size, fill))
         if aTextObject.fill is not None:  # PDF keeps the text object's fill in the graphics state
             self.fill = aTextObject.fill
 
-    def line(self, x1, y1, x2, y2):
+    def line(self, x1: float, y1: float, x2: float, y2: float) -> None:
         stroke = self._stroke()
         self._emit(Line(float(x1), float(y1), float(x2), float(y2), stroke))
 
-    def lines(self, linelist):
+    def lines(self, linelist: Iterable[tuple[float, float, float, float]]) -> None:
         for x1, y1, x2, y2 in linelist:
             self.line(x1, y1, x2, y2)
 
-    def rect(self, x, y, width, height, stroke=1, fill=0):
+    def rect(self, x: float, y: float, width: float, height: float, stroke: float = 1, fill: float = 0) -> None:
         self._box(x, y, width, height, stroke, fill, radius=0.0)
 
-    def roundRect(self, x, y, width, height, radius, stroke=1, fill=0):
+    def roundRect(self, x: float, y: float, width: float, height: float, radius: float, stroke: float = 1,
+                  fill: float = 0) -> None:
         self._box(x, y, width, height, stroke, fill, radius=float(radius))
 
-    def circle(self, x_cen, y_cen, r, stroke=1, fill=0):
+    def circle(self, x_cen: float, y_cen: float, r: float, stroke: float = 1, fill: float = 0) -> None:
         if not (stroke or fill):
             return
         self._emit(Circle(float(x_cen), float(y_cen), float(r), self._stroke() if stroke else None,
                           self._fill() if fill else None))
 
-    def ellipse(self, x1, y1, x2, y2, stroke=1, fill=0):
+    def ellipse(self, x1: float, y1: float, x2: float, y2: float, stroke: float = 1, fill: float = 0) -> None:
         if abs(abs(x2 - x1) - abs(y2 - y1)) > _EPSILON:
             raise UnrecordedDrawing("RecordingCanvas.ellipse() that is not a circle")
         self.circle((x1 + x2) / 2, (y1 + y2) / 2, abs(x2 - x1) / 2, stroke, fill)
@@ -533,7 +580,7 @@ class RecordingCanvas(Canvas):
             raise UnrecordedDrawing(f"a fill with opacity {self.fill_alpha}: only a Box's fill may be transparent")
         return _color(self.fill)
 
-    def _box(self, x, y, width, height, stroke, fill, radius: float) -> None:
+    def _box(self, x: float, y: float, width: float, height: float, stroke: float, fill: float, radius: float) -> None:
         if not (stroke or fill):
             return  # a path that is neither stroked nor filled draws nothing
         outline = self._stroke() if stroke else None
@@ -565,7 +612,7 @@ class RecordingCanvas(Canvas):
 # --------------------------------------------------------------------------- for the card code
 
 
-def record_paragraph(paragraph, x: float, y: float) -> list[Item]:
+def record_paragraph(paragraph: Flowable, x: float, y: float) -> list[Item]:
     """The items an already wrapped platypus `Paragraph` (or any wrapped flowable) draws with its lower
     left corner at (x, y): `paragraph.wrap(width, height)` first, as for `drawOn`."""
     canvas = RecordingCanvas(None, pagesize=(0, 0))

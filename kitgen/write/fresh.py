@@ -6,6 +6,7 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
 from kitgen.load.yaml_source import read_yaml
@@ -16,6 +17,13 @@ from kitgen import __version__
 from kitgen.jinja.lookup import resolve_template
 from kitgen.fonts.registry import FONT_DIR
 from kitgen.write.kitdir import artefact_name_ok, MANIFEST, remove_leftovers_beside, UNFINISHED
+
+if TYPE_CHECKING:
+    from kitgen.core.files import BuildResult
+    from kitgen.load.library import Library
+    from kitgen.plan.options import BuildOptions
+
+Manifest = dict[str, Any]  # a kit's manifest, as JSON
 
 
 @lru_cache(maxsize=1024)
@@ -56,8 +64,8 @@ def templates_used(dirs: list[Path], roots: set[str]) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def input_record(content_files: list[Path], templates: dict[str, str], language: str, options: dict,
-                 catalog_folders: tuple[Path, ...] = ()) -> dict:
+def input_record(content_files: list[Path], templates: dict[str, str], language: str, options: dict[str, Any],
+                 catalog_folders: tuple[Path, ...] = ()) -> dict[str, Any]:
     """Everything whose change must rebuild the kit (content files with their spreadsheets, templates, fonts, the
     language's catalogs in the library and in kitgen), as plain JSON data."""
 
@@ -76,12 +84,12 @@ def input_record(content_files: list[Path], templates: dict[str, str], language:
 _ENTRY = {"sha256": str, "bytes": int, "pages": int, "sheets": int, "role": str, "for_players": bool}
 
 
-def _strings(value, kind=str) -> bool:
+def _strings(value: object, kind: type = str) -> TypeGuard[dict[str, Any]]:
     """A mapping of strings to `kind`."""
     return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, kind) for k, v in value.items())
 
 
-def _well_formed(manifest) -> bool:
+def _well_formed(manifest: object) -> TypeGuard[Manifest]:
     """A manifest of a whole kit, in the shape every reader relies on (anything else is no manifest at all)."""
     if not isinstance(manifest, dict) or manifest.get(UNFINISHED) is not None:
         return False
@@ -96,7 +104,7 @@ def _well_formed(manifest) -> bool:
             and all(isinstance(manifest.get(key, ""), str) for key in ("activity", "language")))
 
 
-def read_manifest(folder: Path) -> dict | None:
+def read_manifest(folder: Path) -> Manifest | None:
     """The folder's manifest when it is one kitgen wrote for a whole kit, else None."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
@@ -105,38 +113,39 @@ def read_manifest(folder: Path) -> dict | None:
     return manifest if _well_formed(manifest) else None
 
 
-def _matches(folder: Path, name: str, entry: dict) -> bool:
+def _matches(folder: Path, name: str, entry: dict[str, Any]) -> bool:
     """The output file is there, a plain file in the folder, with the size and SHA-256 its manifest records."""
     path = folder / name
     if Path(name).name != name or name in (MANIFEST, ".", "..") or path.is_symlink() or not path.is_file():
         return False
     if path.stat().st_size != entry["bytes"]:
         return False
-    return hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
+    return bool(hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"])
 
 
-def _artefact_matches(folder: Path, name: str, entry: dict) -> bool:
+def _artefact_matches(folder: Path, name: str, entry: dict[str, Any]) -> bool:
     """An exporter's file (`png/fox.png`) is there, a plain file, with the size and SHA-256 its manifest records."""
     path = folder / name
     if not artefact_name_ok(name) or path.is_symlink() or not path.is_file():
         return False
-    return path.stat().st_size == entry["bytes"] and hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
+    return bool(path.stat().st_size == entry["bytes"]
+                and hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"])
 
 
-def _outputs_intact(folder: Path, manifest: dict) -> bool:
+def _outputs_intact(folder: Path, manifest: Manifest) -> bool:
     """Every output file the manifest lists (and every exporter's file) is still there, byte for byte as it was
     written."""
     return all(_matches(folder, name, entry) for name, entry in manifest["files"].items()) and all(
         _artefact_matches(folder, name, entry) for name, entry in manifest.get("artefacts", {}).items())
 
 
-def verified_manifest(folder: Path) -> dict | None:
+def verified_manifest(folder: Path) -> Manifest | None:
     """The folder's manifest when it describes a whole kit and every file it lists matches it, else None."""
     manifest = read_manifest(folder)
     return manifest if manifest is not None and _outputs_intact(folder, manifest) else None
 
 
-def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
+def _unchanged(inputs: dict[str, Any], options: dict[str, Any], template_dirs: list[Path]) -> bool:
 
     if inputs.get("kitgen") != __version__ or inputs.get("options") != options:
         return False
@@ -152,13 +161,13 @@ def _unchanged(inputs: dict, options: dict, template_dirs: list[Path]) -> bool:
                for name, resolved in inputs.get("templates", {}).items())
 
 
-def library_id(activity_path: Path, library) -> str:
+def library_id(activity_path: Path, library: Library) -> str:
     """The id a library gives the activity in this file (its file or folder name)."""
     return activity_path.parent.name if activity_path.stem == "activity" and activity_path.parent != library.content \
         else activity_path.stem
 
 
-def fresh_result(activity_path: Path, language: str, library, options):
+def fresh_result(activity_path: Path, language: str, library: Library, options: BuildOptions) -> BuildResult | None:
     """The result of the last build of one edition when nothing it depends on changed, else None.
 
     Reads only the manifest, the YAML of the activity file (for its id and editions) and file hashes:
@@ -183,7 +192,7 @@ def fresh_result(activity_path: Path, language: str, library, options):
     return _result_of(folder, manifest, data["id"], language)
 
 
-def _result_of(folder: Path, manifest: dict, activity_id: str, language: str):
+def _result_of(folder: Path, manifest: Manifest, activity_id: str, language: str) -> BuildResult:
     """The result a manifest records: its files, quality notes and summary (nothing is written)."""
 
     files = [OutputFile(folder / name, entry["role"], entry["pages"], entry["sheets"])
@@ -192,7 +201,7 @@ def _result_of(folder: Path, manifest: dict, activity_id: str, language: str):
                        summary=manifest.get("summary", {}))
 
 
-def last_good_results(activity_id: str, out_dir: Path) -> list:
+def last_good_results(activity_id: str, out_dir: Path) -> list[BuildResult]:
     """The kits an activity's last successful builds left in `out_dir` (its folders whose manifest names it and
     whose files are all there), whatever changed since: what the index shows while its content has errors."""
     results = []
@@ -204,8 +213,9 @@ def last_good_results(activity_id: str, out_dir: Path) -> list:
     return results
 
 
-def fresh_results(activity_path: Path, library, options) -> list | None:
+def fresh_results(activity_path: Path, library: Library, options: BuildOptions) -> list[BuildResult] | None:
     """The last results of every edition when none of them needs building, else None."""
 
     results = [fresh_result(activity_path, language, library, options) for language in editions(activity_path)]
-    return None if None in results else results
+    fresh = [result for result in results if result is not None]
+    return fresh if len(fresh) == len(results) else None

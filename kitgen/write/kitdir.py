@@ -25,6 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Iterable, Literal, Protocol
 
 from kitgen.core.atomic import folder_lock, naming_error, ORPHAN_AGE, replace_file, stage, sync_folder, TEMPORARY
 
@@ -40,6 +41,23 @@ class OutputData:
     role: str
     for_players: bool
     sheets: int
+
+
+class WrittenFile(Protocol):
+    """What `write_outputs` reads of a file it writes (a rendered `OutputFile`, an `OutputData`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def pages(self) -> int: ...
+    @property
+    def sheets(self) -> int: ...
+    @property
+    def role(self) -> object: ...  # recorded as its text
+    @property
+    def for_players(self) -> bool: ...
 
 
 def _listed(folder: Path, section: str = "files") -> set[str]:
@@ -60,7 +78,7 @@ def artefact_name_ok(name: str) -> bool:
                                         for part in parts) and name != MANIFEST
 
 
-def _encoded(manifest: dict) -> bytes:
+def _encoded(manifest: dict[str, Any]) -> bytes:
     return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
 
 
@@ -71,7 +89,7 @@ def _own_file(folder: Path, name: str) -> bool:
         and not target.is_symlink()
 
 
-def _suffixed(kit: str) -> re.Pattern:
+def _suffixed(kit: str) -> re.Pattern[str]:
     """The names of the folders a write of `kit` makes beside it: mkdtemp's eight characters after new-/old-."""
     return re.compile(rf"\.{re.escape(kit)}\.(new|old)-[a-z0-9_]{{8}}")
 
@@ -115,7 +133,7 @@ def remove_leftovers_beside(folder: Path) -> None:
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
-_renameat2 = None
+_renameat2: Callable[..., int] | Literal[False] | None = None  # False: the system has no such call
 
 
 def _exchange(first: Path, second: Path) -> bool:
@@ -171,7 +189,7 @@ def _carry(source: str, target: Path, owned: frozenset[str] = frozenset(), at: s
             shutil.copy2(source, target, follow_symlinks=False)
 
 
-def write_outputs(folder: Path, files, record: dict, artefacts: dict[str, bytes] | None = None) -> list[Path]:
+def write_outputs(folder: Path, files: Iterable[WrittenFile], record: dict[str, Any], artefacts: dict[str, bytes] | None = None) -> list[Path]:
     """Write every file (all rendered before anything is written), then the manifest; remove files that the
     previous manifest listed and this build no longer makes (and nothing else). Items of `files` have `.name`,
     `.data`, `.pages`, `.role`, `.for_players` and `.sheets`. The kit folder is switched from the old kit to the
