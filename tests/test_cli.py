@@ -467,7 +467,7 @@ def test_the_progress_bar_names_the_kit_being_built_and_weighs_kits_by_their_siz
 
     bars: list[RecordingBar] = []
     monkeypatch.setattr(kitgen.cli.building, "progress_shown", lambda quiet: True)
-    monkeypatch.setattr(click, "progressbar", lambda length, **kwargs: bars.append(RecordingBar(length, **kwargs))
+    monkeypatch.setattr(click, "progressbar", lambda *items, length, **kwargs: bars.append(RecordingBar(length, **kwargs))
                         or bars[-1])
     common = ["--content", str(content), "--out", str(out), "--jobs", "1"]
     assert_clean_exit(runner.invoke(main, ["build", "--all", *common]), 0)

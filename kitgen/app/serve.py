@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypedDict
 
-from kitgen.app.shown_errors import located, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
+from kitgen.app.shown_errors import located, ShownProblem, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
 from kitgen.core.errors import KitgenError, UsageError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
@@ -48,18 +48,6 @@ if TYPE_CHECKING:
     from kitgen.core.display import Document
 
 
-
-class _Message(TypedDict):
-    message: str
-
-
-class ShownProblem(_Message, total=False):
-    """One line of an error as the page shows it: its message, and where it is when it names a place."""
-
-    file: str
-    line: int
-    column: int
-    text: str  # the source line
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
 KEPT_KITS = 6  # kits (activity × options) kept rendered at most, besides those an open page shows
@@ -95,7 +83,10 @@ class ShownKit:
     invalid: bool = False  # the options themselves are wrong: no save can mend it, so it is never rendered again
 
 
-def kit_key(activity_id: str, query: dict[str, str]) -> tuple:
+KitKey = tuple[str, tuple[tuple[str, str], ...]]  # an activity and the options a page gives
+
+
+def kit_key(activity_id: str, query: dict[str, str]) -> KitKey:
     """What names one rendering: the activity and the options given (empty ones left out)."""
     return activity_id, tuple(sorted((name, query[name]) for name in OPTION_NAMES if query.get(name)))
 
@@ -127,7 +118,7 @@ class KitServer:
         self.pictures: dict[str, bytes] = {}  # fingerprint → PNG
         self.generation = 0
         self.listeners: list[queue.Queue[int]] = []
-        self.open_pages: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()  # kit key → event streams open on a page showing it
+        self.open_pages: Counter[KitKey] = Counter()  # kit key → event streams open on a page showing it
         self._pages_lock = threading.Lock()  # (not `lock`: a stream opens or closes while a kit renders)
 
     # ------------------------------------------------------------------ rendering
@@ -166,7 +157,7 @@ class KitServer:
             self.kits.move_to_end(key)
             return self.kits[key]
 
-    def _keep_at_most(self, count: int, asked: tuple) -> None:
+    def _keep_at_most(self, count: int, asked: KitKey) -> None:
         """Forget the kits used longest ago that no open page shows (nor the `asked` one), until at most `count`
         are kept."""
         shown = self.shown_keys() | {asked}
@@ -189,7 +180,7 @@ class KitServer:
                 if self.open_pages[key] <= 0:
                     del self.open_pages[key]
 
-    def shown_keys(self) -> set[tuple]:
+    def shown_keys(self) -> set[KitKey]:
         """The kits some open page shows."""
         with self._pages_lock:
             return set(self.open_pages)

@@ -46,7 +46,7 @@ def _problem(path: Path, message: str) -> UsageError:
     return UsageError(f"{path}: {message}")
 
 
-def load_settings(content: Path) -> dict:
+def load_settings(content: Path) -> dict[str, object]:
     """The settings of the library whose content folder is `content`: {key: value}, `output` made a path from the
     file's folder; {} when there is no settings file."""
     path = settings_file(content)
@@ -63,7 +63,7 @@ def load_settings(content: Path) -> dict:
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
         located = f"{path}:{where[1]}:{where[2]}" if where else str(path)
         raise UsageError(f"{located}: TOML syntax: {message}") from None
-    settings: dict = {}
+    settings: dict[str, object] = {}
     for key, value in data.items():
         if key not in KEYS:
             close = difflib.get_close_matches(key, list(KEYS), n=1, cutoff=0.6)

@@ -3,14 +3,28 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TypedDict
 
 from kitgen.core.errors import ContentError, KitgenError
 
 SHOWN_PROBLEMS = 100  # the problems listed in the page; then one line says how many more there are
+class _Message(TypedDict):
+    message: str
+
+
+class ShownProblem(_Message, total=False):
+    """One line of an error as the page shows it: its message, and where it is when it names a place."""
+
+    file: str
+    line: int
+    column: int
+    text: str  # the source line
+
+
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$")
 
 
-def located(error: BaseException) -> list[dict]:
+def located(error: BaseException) -> list[ShownProblem]:
     """The first SHOWN_PROBLEMS lines of an error, each with `file`, `line`, `column` and the source line's
     `text` when it names a place (each file named is read once), then one line saying how many more there are."""
     if isinstance(error, ContentError):
@@ -27,7 +41,7 @@ def located(error: BaseException) -> list[dict]:
     return shown
 
 
-def _located_line(text: str, sources: dict[str, list[str]]) -> dict:
+def _located_line(text: str, sources: dict[str, list[str]]) -> ShownProblem:
     """One line of an error; the lines of the files read so far are kept in `sources`, by name."""
     match = _LOCATED.match(text)
     if not match:

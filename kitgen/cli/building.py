@@ -154,7 +154,8 @@ def _with_progress(library: Library, asked: Request, jobs: int | None, quiet: bo
     sizes = kit_sizes(library, asked.options)
     building: list[str] = []  # the editions being built now, named in the bar
     begun: set[str] = set()
-    with click.progressbar(length=sum(sizes.values()), label="kits", file=sys.stderr,
+    steps: list[str] = []  # (the bar is only moved by `update`, told the editions being built)
+    with click.progressbar(steps, length=sum(sizes.values()), label="kits", file=sys.stderr,
                            item_show_func=lambda item: f"building {item}" if item else "") as bar:
         def start(activity_id: str, language: str | None) -> None:
             begun.add(activity_id)
@@ -166,7 +167,7 @@ def _with_progress(library: Library, asked: Request, jobs: int | None, quiet: bo
             if one.activity_id in begun:
                 bar.update(sizes.get(one.activity_id, 0), current_item=", ".join(building))
             else:  # up to date (or refused) without building: it leaves the estimate
-                bar.length -= sizes.get(one.activity_id, 0)
+                bar.length = (bar.length or 0) - sizes.get(one.activity_id, 0)
 
         return build_library(library, asked.options, jobs=jobs, on_done=done, on_start=start)
 
@@ -234,7 +235,8 @@ def _checked(library: Library, activity_id: str, asked: Request, level: int) -> 
 
     try:
         languages = languages_of(library, activity_id, asked.language)
-        for lang in languages or [None]:
+        asked_editions: list[str | None] = list(languages) if languages else [None]
+        for lang in asked_editions:
             check_activity(activity_id, library, lang, options=asked.options)
     except ContentError as error:
         click.echo(str(error), err=True)

@@ -131,7 +131,7 @@ def flag(one: Option, help: str | None = None) -> Callable[[F], F]:
     elif one.choices:
         kwargs["type"] = click.Choice(one.choices, case_sensitive=False)
     elif one.kind is int:
-        kwargs["type"] = click.IntRange(one.low, one.high)
+        kwargs["type"] = click.IntRange(_whole(one.low), _whole(one.high))
     elif one.kind is float:
         kwargs["type"] = click.FloatRange(one.low, one.high)
     elif one.kind is Path:
@@ -141,6 +141,10 @@ def flag(one: Option, help: str | None = None) -> Callable[[F], F]:
     if one.name in COMPLETION:
         kwargs["shell_complete"] = COMPLETION[one.name]
     return click.option(one.flag, one.name, **kwargs)
+
+
+def _whole(number: float | None) -> int | None:
+    return None if number is None else int(number)
 
 
 def flags(*names: str, **helps: str) -> Callable[[F], F]:

@@ -53,9 +53,10 @@ def serve(activity_id: str | None, port: int, content_dir: Path | None, debug: b
         chosen = chosen_options(library.content, shown)  # the library's kitgen.toml, as in build; typed wins
         language = chosen.get("language")
         languages = language if isinstance(language, list) else None
-        defaults = {"paper": chosen.get("paper"), "card_size": chosen.get("card_size"),
-                    "lang": None if languages else language, "printer": chosen.get("printer"),
-                    "class_size": str(chosen["class_size"]) if chosen.get("class_size") else None}
+        shown_first = {"paper": chosen.get("paper"), "card_size": chosen.get("card_size"),
+                       "lang": None if languages else language, "printer": chosen.get("printer"),
+                       "class_size": chosen.get("class_size")}
+        defaults = {name: str(value) for name, value in shown_first.items() if value}
         kits = KitServer(library, defaults, log=lambda line: click.echo(line, err=True), languages=languages)
         server, watching = start(kits, port, first=activity_id)  # watching, then the kit rendered
         address = f"http://127.0.0.1:{server.server_address[1]}/"

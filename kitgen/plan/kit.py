@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kitgen.core.choices import Duplex
 from kitgen.core.errors import PlanError
 from kitgen.load.model import Activity, Board, Slip
 from kitgen.plan import card_sheets, CardSheet, Grid
@@ -95,7 +96,7 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
     slips = []
     for index, slip in enumerate(activity.slips):
         try:
-            slip_grid = impose(paper, parse_card_size(slip.size), Sheet("none", margin=sheet.margin))
+            slip_grid = impose(paper, parse_card_size(slip.size), Sheet(Duplex.NONE, margin=sheet.margin))
         except PlanError as error:
             raise PlanError(str(error), ("slips", index, "size")) from None
         copies = slip.copies * (len(seats) if slip.per_player else kits)

@@ -20,7 +20,7 @@ from kitgen.core.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
 from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
 from kitgen.core.display import Document
-from kitgen.load.model import Activity
+from kitgen.load.model import Activity, Back, CardKind
 from kitgen.load.source import Location
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
@@ -59,23 +59,25 @@ def root_templates(activity: Activity) -> set[str]:
     return roots
 
 
-def card_pictures(loaded: LoadedActivity) -> tuple[dict[tuple, Picture], list[Problem]]:
+def card_pictures(loaded: LoadedActivity) -> tuple[dict[Location, Picture], list[Problem]]:
     """Every card's and back's picture by the place of its owner, found and checked, and a located problem for
     each that cannot be used."""
 
     root = library_root(loaded.path)
-    found: dict[tuple, Picture] = {}
+    found: dict[Location, Picture] = {}
     problems = []
     for d, deck in enumerate(loaded.activity.decks):
-        owners = [(("decks", d, "back"), deck.back)]
+        owners: list[tuple[Location, Back | CardKind]] = [(("decks", d, "back"), deck.back)]
         owners += [(("decks", d, "cards", k), card) for k, card in enumerate(deck.cards)]
         for loc, owner in owners:
             if not (owner.image or owner.picture):
                 continue
             key = "image" if owner.image else "picture"
             try:
-                found[loc] = read_picture(owner.image, loaded.folder, root) if owner.image \
-                    else named_picture(owner.picture)
+                if owner.image:
+                    found[loc] = read_picture(owner.image, loaded.folder, root)
+                elif owner.picture:
+                    found[loc] = named_picture(owner.picture)
             except PictureError as error:
                 problems.append(loaded.source.problem(loc + (key,), f"{dotted(loc + (key,))}: {error}"))
     return found, problems
