@@ -24,9 +24,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from conftest import CONTENT, REPO, kitgen_env
+from conftest import CONTENT, REPO, kitgen_env, require_tool
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 A4, LETTER = 297 / 210, 11 / 8.5
@@ -72,12 +71,11 @@ def library(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def browser():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run does)")
+    chromium_path = require_tool("chromium", package="chromium")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:
