@@ -117,11 +117,12 @@ def test_placeholder_runs_under_a_budget(attack: str, command: str, tmp_path: Pa
 
 
 def test_the_placeholder_budget_is_shared_by_the_whole_activity(tmp_path: Path):
-    """Many cards each just under one text's budget add up to a bounded total, not hours."""
+    """Many cards each just under one text's budget (100 × 30,000 steps) pass the activity's total (500,000):
+    a bounded total, not hours."""
     data = growing_data()
     deck = data["decks"][0]
     deck["cards"] = [{"id": f"K{i}", "count": 1, "caption": "{% for i in range(30000) %}{% endfor %}ok" + str(i)}
-                     for i in range(2000)]
+                     for i in range(100)]
     data["decks"] = [deck]
     data["host_key"] = {}
     data.pop("totals", None)
