@@ -6,8 +6,12 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +46,81 @@ def kitgen_env(folder: Path, **extra: str) -> dict[str, str]:
 
 def pt_to_mm(points: float) -> float:
     return points * MM_PER_PT
+
+
+# --------------------------------------------------------------------------- system tools, work counters
+
+
+def require_tool(command: str, *, package: str) -> str:
+    """The path of a system tool the test needs. Missing: a failure naming the Debian package under CI=true,
+    locally a skip that says which package to install."""
+    path = shutil.which(command)
+    if path:
+        return path
+    message = f"{command} is not installed (Debian package {package}: sudo apt-get install {package})"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+KITGEN_SOURCE = str(REPO / "kitgen")
+
+
+class TooMuchWork(AssertionError):
+    """The work counted passed the limit the test set (it stops the work instead of waiting for it)."""
+
+
+@dataclass
+class Work:
+    lines: int = 0
+
+
+@contextmanager
+def counted_lines(limit: int = 50_000_000) -> Iterator[Work]:
+    """How many lines of kitgen's own code the block runs (a loop's line counts once per turn), in `work.lines`,
+    even if it raised: work, not time. Past `limit` lines the work is stopped with TooMuchWork."""
+    work = Work()
+
+    def local(frame, event, arg):
+        if event == "line":
+            work.lines += 1
+            if work.lines > limit:
+                raise TooMuchWork(f"more than {limit:,} lines of kitgen run")
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(KITGEN_SOURCE) else None
+
+    previous = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        yield work
+    finally:
+        sys.settrace(previous)
+
+
+def lines_run(work: Callable[[], object], limit: int = 50_000_000) -> int:
+    """The lines of kitgen's own code `work()` runs (see counted_lines)."""
+    with counted_lines(limit) as counted:
+        work()
+    return counted.lines
+
+
+@dataclass
+class Peak:
+    bytes: int = 0
+
+
+@contextmanager
+def allocated() -> Iterator[Peak]:
+    """The most memory Python allocated inside the block (tracemalloc's peak), in `peak.bytes`, even if it raised."""
+    peak = Peak()
+    tracemalloc.start()
+    try:
+        yield peak
+    finally:
+        peak.bytes = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
 
 
 # --------------------------------------------------------------------------- builds

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pypdf
 import pytest
+
+from conftest import require_tool
 from PIL import Image as PILImage
 
 from kitgen.export import pdf as backend
@@ -49,11 +50,12 @@ def picture_pdf(tmp_path_factory) -> Path:
     return path
 
 
+PACKAGES = {"pdftoppm": "poppler-utils", "qpdf": "qpdf", "mutool": "mupdf-tools"}  # the Debian package of each tool
+
+
 def needs(tool: str) -> str:
-    found = shutil.which(tool)
-    if found is None:  # .ci/run installs poppler-utils, qpdf and mupdf-tools; a machine without them is not CI
-        pytest.skip(f"{tool} is not installed")
-    return found
+    """The tool's path; missing, a failure under CI=true, else a skip, naming its Debian package."""
+    return require_tool(tool, package=PACKAGES[tool])
 
 
 def test_a_form_with_a_picture_and_transparency_is_a_valid_pdf(picture_pdf):

@@ -48,7 +48,7 @@ def test_a_build_that_no_longer_asks_for_pictures_removes_them_and_keeps_the_tea
 
 
 def test_an_exporter_is_one_entry_in_the_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's example: a list of card files, made by an exporter added with one line."""
+    """docs/architecture.md's "Adding an exporter": a list of card files, made by an exporter added with one line."""
     def card_list(files, resolved, options) -> dict[str, bytes]:
         return {"cards.txt": "\n".join(f.name for f in files if f.role.card_stock).encode()}
 

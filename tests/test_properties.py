@@ -206,9 +206,22 @@ def page_text(path: Path, page: int = 0, left_column: bool = False) -> str:
         document.close()
 
 
-@BOUNDED
+@settings(BOUNDED, max_examples=8)
 @given(text=field_text)
 def test_any_text_in_every_field_builds_or_is_a_kitgen_error(text: str):
+    """Eight texts in the unit suite (each is a whole build); the long run below tries 60."""
+    any_text_in_every_field(text)
+
+
+@pytest.mark.slow  # a long property run: 60 builds
+@BOUNDED
+@given(text=field_text)
+def test_any_text_in_every_field_long_run(text: str):
+    any_text_in_every_field(text)
+
+
+def any_text_in_every_field(text: str) -> None:
+    """Every field of growing-discard set to `text`: it builds and is printed, or is refused as a kitgen error."""
     data = growing()
     put_everywhere(data, text)
     with tempfile.TemporaryDirectory(prefix="kitgen-prop-") as tmp:

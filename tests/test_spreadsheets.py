@@ -20,6 +20,7 @@ from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.load.spreadsheets import read_csv, read_workbook
 
+from conftest import lines_run
 from sheetfiles import write_ods, write_xlsx
 
 REPO = Path(__file__).resolve().parents[1]
@@ -209,8 +210,22 @@ def test_a_spreadsheet_outside_the_activity_folder_is_refused(tmp_path: Path):
 # ------------------------------------------------------------------------------------------- speed and the library
 
 
-@pytest.mark.slow  # asserts a duration: out of the default suite until it counts work instead
-def test_reading_ten_thousand_rows_adds_at_most_a_third_of_a_second(tmp_path: Path):
+def test_reading_a_sheet_is_linear_in_its_rows(tmp_path: Path):
+    """Twice the rows, at most a little more than twice the work (lines of kitgen run), for CSV and XLSX."""
+    def rows(count: int) -> list[list]:
+        return [["id", "name", "caption", "legs"]] + [[f"c{i}", f"Card {i}", "{{ legs }} legs", i % 9]
+                                                      for i in range(count)]
+
+    for count in (1000, 2000):
+        (tmp_path / f"{count}.csv").write_text(csv_text(rows(count)))
+        write_xlsx(tmp_path / f"{count}.xlsx", {"Cards": rows(count)})
+    for read, suffix in ((read_csv, ".csv"), (read_workbook, ".xlsx")):
+        small, large = (lines_run(lambda: read(tmp_path / f"{count}{suffix}")) for count in (1000, 2000))
+        assert large <= 2.2 * small, f"{suffix}: {small:,} lines of kitgen for 1000 rows, {large:,} for 2000"
+
+
+@pytest.mark.slow  # a measurement, printed, not asserted: python -m benchmarks.bench holds the figures
+def test_reading_ten_thousand_rows_measured(tmp_path: Path):
     rows = [["id", "name", "caption", "legs"]] + [[f"c{i}", f"Card {i}", "{{ legs }} legs", i % 9] for i in
                                                   range(10_000)]
     content = library_with(tmp_path, "csv", rows, reference="{file: animals.csv, data: [legs]}")
@@ -246,8 +261,6 @@ def test_reading_ten_thousand_rows_adds_at_most_a_third_of_a_second(tmp_path: Pa
     reading_xlsx = fastest(lambda: read_workbook(tmp_path / "big.xlsx"))
     print(f"10,000 rows: load from CSV {from_sheet:.3f} s, from YAML {from_yaml:.3f} s, reading the CSV "
           f"{reading:.3f} s, the XLSX {reading_xlsx:.3f} s")
-    assert reading < 0.3 and reading_xlsx < 0.3
-    assert from_sheet < from_yaml + 0.3
 
 
 def test_the_library_example_reads_its_cards_from_a_csv_and_an_xlsx(tmp_path: Path):
