@@ -263,15 +263,15 @@ def test_a_template_that_translates_is_never_kept(tmp_path, source):
 
 def test_documents_are_laid_out_again_only_when_what_they_print_changed(library, tmp_path, monkeypatch):
     """A new purpose is printed on the rules and the print guide, not in the host key."""
-    from kitgen.render import documents
+    from kitgen.render import kit
 
     titles: list[str] = []
-    original = documents.render_document
+    original = kit.render_document
 
     def counting(root, paper, **options):
         titles.append(options["title"])
         return original(root, paper, **options)
-    monkeypatch.setattr(documents, "render_document", counting)
+    monkeypatch.setattr(kit, "render_document", counting)
     built(library, tmp_path / "one")
     assert len(titles) == 3  # sheets, host key, print guide
     titles.clear()

@@ -21,7 +21,6 @@ import hashlib
 import html
 import io
 import json
-import pickle
 import queue
 import select
 import socket
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypedDict
 
 from kitgen.app.shown_errors import located, ShownProblem, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
+from kitgen.core.display import page_fingerprints
 from kitgen.core.errors import KitgenError, UsageError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
@@ -89,18 +89,6 @@ KitKey = tuple[str, tuple[tuple[str, str], ...]]  # an activity and the options 
 def kit_key(activity_id: str, query: dict[str, str]) -> KitKey:
     """What names one rendering: the activity and the options given (empty ones left out)."""
     return activity_id, tuple(sorted((name, query[name]) for name in OPTION_NAMES if query.get(name)))
-
-
-def page_fingerprints(document: Document) -> list[str]:
-    """A fingerprint of each page's drawing (its items and the forms it places): equal drawings, equal names."""
-    from kitgen.core.display import Use, walk
-
-    prints = []
-    for page in document.pages:
-        used = sorted({item.form for item in walk(page.items, document.forms) if isinstance(item, Use)})
-        drawing = pickle.dumps((page.width, page.height, page.items, [document.forms[name] for name in used]))
-        prints.append(hashlib.sha1(drawing + str(PREVIEW_SCALE).encode()).hexdigest()[:20])
-    return prints
 
 
 class KitServer:
@@ -229,7 +217,7 @@ class KitServer:
         files = []
         for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
             assert file.document is not None  # a rendered file has its drawing
-            prints = page_fingerprints(file.document)
+            prints = page_fingerprints(file.document, salt=str(PREVIEW_SCALE))
             data = write_pdf(file.document)
             for index, fingerprint in enumerate(prints):
                 self.sources[fingerprint] = (data, index)

@@ -7,6 +7,8 @@ A colour is `(grey,)` or `(red, green, blue)`, each 0..1.
 """
 from __future__ import annotations
 
+import hashlib
+import pickle
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Union
 
@@ -193,3 +195,13 @@ def walk(items: Iterable[Item], forms: dict[str, Form] | None = None) -> Iterato
             yield from walk(item.items, forms)
         elif isinstance(item, Use) and forms is not None:
             yield from walk(forms[item.form].items, forms)
+
+
+def page_fingerprints(document: Document, salt: str = "") -> list[str]:
+    """A fingerprint of each page's drawing (its items and the forms it places): equal drawings, equal names."""
+    prints = []
+    for page in document.pages:
+        used = sorted({item.form for item in walk(page.items, document.forms) if isinstance(item, Use)})
+        drawing = pickle.dumps((page.width, page.height, page.items, [document.forms[name] for name in used]))
+        prints.append(hashlib.sha1(drawing + salt.encode()).hexdigest()[:20])
+    return prints
