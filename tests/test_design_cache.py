@@ -16,7 +16,8 @@ import pytest
 from conftest import kitgen_env
 from kitgen.core import cache
 from benchmarks.bench import synthetic_activity
-from kitgen.app.build import build, BuildOptions, render_kit
+from kitgen.app.build import build, BuildOptions
+from kitgen.app.rendering import render_kit
 from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.render import cards

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kitgen.app.build import BuildOptions, render_kit
+from kitgen.app.build import BuildOptions
+from kitgen.app.rendering import render_kit
 from kitgen.core.display import Path as VectorPath, Text, walk
 from kitgen.load.library import Library
 from kitgen.load import load_activity

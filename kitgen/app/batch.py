@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from kitgen.core.errors import describe_os_error, KitgenError
-from kitgen.load.library import Library
-from kitgen.plan.options import BuildOptions
+from kitgen.app.build import build, build_all_editions
+from kitgen.app.index import thumbnail
 from kitgen.app.report import ActivityReport
+from kitgen.core.errors import describe_os_error, KitgenError
+from kitgen.core.files import kit_folder_name
+from kitgen.load.editions import edition_languages, editions
+from kitgen.load.library import Library, refuse_outside, refuse_shared_folder
+from kitgen.load.yaml_source import read_yaml
+from kitgen.plan.options import BuildOptions
+from kitgen.write.fresh import fresh_results, read_manifest
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -18,8 +24,6 @@ if TYPE_CHECKING:
 
 def build_one(activity_id: str, options: BuildOptions, content: Path, language: str | None = None) -> ActivityReport:
     """Build one edition of an activity (every edition when `language` is None); errors become part of the report."""
-    from kitgen.app.build import build, build_all_editions
-    from kitgen.app.index import thumbnail
 
     library = Library(content)
     try:
@@ -46,7 +50,6 @@ class Edition:
 
 def _editions(files: dict[str, Path], stale: list[str]) -> list[Edition]:
     """Every edition of the stale activities, the costliest first so no core is left with a big one at the end."""
-    from kitgen.load.editions import edition_languages, editions
 
     units = []
     for activity_id in stale:
@@ -83,12 +86,7 @@ def _warm_up(library: Library, languages: set[str]) -> None:
     import kitgen.export.raster  # noqa: F401  (the workers draw the index's thumbnails with PDFium and PIL)
     from PIL import Image
 
-    import kitgen.app.build  # noqa: F401
-    import kitgen.app.index  # noqa: F401
-    import kitgen.write.fresh  # noqa: F401
-    import kitgen.plan.kit  # noqa: F401
-    import kitgen.render.kit  # noqa: F401
-    import kitgen.write.kitdir  # noqa: F401
+    import kitgen.app.rendering  # noqa: F401  (the whole pipeline: content model, Jinja, ReportLab)
     from kitgen.locale import translations
     from kitgen.fonts.registry import register_fonts
     from kitgen.render.markup import compile_templates
@@ -155,8 +153,6 @@ def build_library(library: Library, options: BuildOptions, *, jobs: int | None =
 
     Up-to-date activities are recognised here from their manifests, without loading the renderer.
     """
-    from kitgen.write.fresh import fresh_results
-    from kitgen.load.library import refuse_outside, refuse_shared_folder
 
     files = library.activity_files()
     reports: dict[str, ActivityReport] = {}
@@ -266,10 +262,6 @@ def kit_sizes(library: Library, options: BuildOptions) -> dict[str, int]:
     """How much work each activity's build is, in pages, for the progress bar's estimate: the pages of its last
     build (its editions' manifests in `options.out_dir`), else the pages its cards need (faces and backs, nine to a
     sheet) and a few for its sheets, rules and host key. Never less than 1; never fails."""
-    from kitgen.write.fresh import read_manifest
-    from kitgen.load.editions import editions
-    from kitgen.load.yaml_source import read_yaml
-    from kitgen.core.files import kit_folder_name
 
     sizes: dict[str, int] = {}
     for activity_id, path in library.activity_files().items():

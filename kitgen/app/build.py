@@ -1,35 +1,22 @@
 """The library API: build one activity into its kit (load → check → plan → render → write)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
 
-from kitgen.core.errors import ContentError, KitgenError, PlanError, Problem, UnprintableContent
-from kitgen.load.library import Library
+from kitgen.core.errors import ContentError, KitgenError, Problem
+from kitgen.core.files import BuildResult, OutputFile
 from kitgen.load.editions import editions, own_language
-from kitgen.locale import library_locale, missing_catalog, missing_strings, translations
-from kitgen.plan.options import BuildOptions, kits_for_class, ResolvedOptions
-from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
-
-if TYPE_CHECKING:
-    from kitgen.core.display import Document
-    from kitgen.plan.kit import KitPlan
-    from kitgen.load import LoadedActivity
-
-# The content model (pydantic), the checks and everything that renders are imported when a kit is loaded: a
-# kit that is up to date is told so without them.
+from kitgen.load.library import Library
+from kitgen.plan.options import BuildOptions, kits_for_class
+from kitgen.write.fresh import fresh_result, fresh_results
 
 
-def _load(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
-    """Load one edition and make sure its id is the one its file name promises."""
-    from kitgen.load import load_activity
+def _rendering() -> ModuleType:
+    """The start-up seam: the content model (pydantic), Jinja and ReportLab arrive with `kitgen.app.rendering`,
+    imported only when a kit is really loaded, so a kit that is up to date is told so without them."""
+    from kitgen.app import rendering
 
-    loaded = load_activity(path, language)
-    if loaded.activity.id != activity_id:
-        raise ContentError([loaded.source.problem(("id",), f"id: {loaded.activity.id!r} does not match the file "
-                                                            f"name, expected {activity_id!r}")])
-    return loaded
+    return rendering
 
 
 def check(activity_id: str, library: Library | None = None, language: str | None = None, *,
@@ -43,33 +30,15 @@ def check(activity_id: str, library: Library | None = None, language: str | None
     several = len(editions(path)) > 1
     problems: list[Problem] = []
     for lang in [language] if language else editions(path):
-        problems += edition_problems(activity_id, path, lang, library, options, several_editions=several)
+        problems += _rendering().edition_problems(activity_id, path, lang, library, options,
+                                                  several_editions=several)
     if problems:
         raise ContentError(list(dict.fromkeys(problems)))  # a problem two editions share, once
-
-
-def edition_problems(activity_id: str, path: Path, language: str, library: Library, options: BuildOptions, *,
-                     several_editions: bool = False) -> list[Problem]:
-    """Every problem that would stop the build of one edition, found by rendering it in memory."""
-    try:
-        loaded = _load(activity_id, path, language)
-    except ContentError as error:
-        return error.problems
-    problem = missing_catalog(loaded.activity.language, library_locale(library.content))
-    if problem:  # nothing renders without the catalog
-        return [loaded.source.problem(("language",), problem)]
-    try:
-        render_kit(loaded, options, library, several_editions=several_editions, pdf=False, every_problem=True)
-    except ContentError as error:
-        return error.problems
-    return []
 
 
 def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Library | None = None,
           language: str | None = None) -> BuildResult:
     """Build one edition of an activity (its own language unless `language` says otherwise)."""
-    from kitgen.write.fresh import fresh_result
-
     library = library or Library.open()
     path = library.find(activity_id)
     if options.incremental:
@@ -77,14 +46,15 @@ def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Lib
         if fresh is not None:
             return fresh
     several = len(editions(path)) > 1
-    return build_loaded(_load(activity_id, path, language), options, library, several_editions=several)
+    rendering = _rendering()
+    result: BuildResult = rendering.build_loaded(rendering.load_edition(activity_id, path, language), options,
+                                                 library, several_editions=several)
+    return result
 
 
 def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
                        library: Library | None = None) -> list[BuildResult]:
     """Build every language edition of an activity (an incremental build skips it when nothing changed)."""
-    from kitgen.write.fresh import fresh_results
-
     library = library or Library.open()
     path = library.find(activity_id)
     if options.incremental:
@@ -92,11 +62,12 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
         if fresh is not None:
             return fresh
     languages = editions(path)
+    rendering = _rendering()
     results, failed = [], []
     for lang in languages:  # an edition that fails does not stop the others; its error is raised after them
         try:
-            results.append(build_loaded(_load(activity_id, path, lang), options, library,
-                                        several_editions=len(languages) > 1))
+            results.append(rendering.build_loaded(rendering.load_edition(activity_id, path, lang), options, library,
+                                                  several_editions=len(languages) > 1))
         except KitgenError as error:
             failed.append(error)
     if failed:
@@ -104,126 +75,5 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
     return results
 
 
-def _content_field_holding(loaded: LoadedActivity, char: str) -> str | None:
-    """`file:line:column: path` of the first content string that holds `char` (for errors about printed text)."""
-    from kitgen.check.content import content_strings
-    from kitgen.load.source import dotted
-
-    for loc, text in content_strings(loaded.activity):
-        if char in text:
-            return str(loaded.source.problem(loc, dotted(loc)))
-    return None
-
-
-@dataclass
-class RenderedKit:
-    """A kit rendered in memory: every file with its display list and PDF, and the manifest's record."""
-
-    folder: Path
-    files: list[OutputFile]
-    record: dict[str, Any]  # the manifest's, as JSON
-    resolved: ResolvedOptions  # the options it was rendered with
-
-    def result(self) -> BuildResult:
-        files = [replace(f, path=self.folder / f.name) for f in self.files]
-        return BuildResult(self.record["activity"], self.record["language"], self.folder, files,
-                           quality=self.record["quality"], summary=self.record["summary"])
-
-
-def _plan(loaded: LoadedActivity, resolved: ResolvedOptions, size_from_content: bool) -> KitPlan:
-    """The kit's plan; a size from the content that cannot fit the paper is a located content error."""
-    from kitgen.load.source import dotted
-    from kitgen.plan.kit import plan_kit
-
-    try:
-        return plan_kit(loaded.activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet)
-    except PlanError as error:
-        loc = error.loc or (("card_size",) if size_from_content else None)
-        if loc is None:
-            raise
-        raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
-
-
-def _drawn(file: OutputFile) -> Document:
-    """What render drew for `file` (every file a render makes has its drawing)."""
-    assert file.document is not None, file.name
-    return file.document
-
-
-def _untranslated_note(language: str, untranslated: list[str]) -> str:
-    shown = "; ".join(repr(text[:40] + ("…" if len(text) > 40 else "")) for text in untranslated[:3])
-    return (f"{len(untranslated)} fixed string(s) have no {language!r} translation and are printed in English: "
-            f"{shown}{' …' if len(untranslated) > 3 else ''} (kitgen translate {language} writes a catalog to fill in)")
-
-
-def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
-               several_editions: bool = False, pdf: bool = True, every_problem: bool = False) -> RenderedKit:
-    """Check, plan and render every file of a kit in memory (with `pdf`, through the PDF backend too);
-    nothing is written. A file that would print host-key material or a character no font has is an error.
-    With `every_problem`, what cannot be printed does not stop the render: every card and file is rendered
-    and one ContentError lists every problem found."""
-    from kitgen.check.content import check_activity
-    from kitgen.write.fresh import input_record, templates_used
-    from kitgen.render.leaks import host_secrets, leak_problems
-    from kitgen.render.kit import card_pictures, KitRenderer, root_templates
-    from kitgen.render.markup import environment
-    from kitgen.render.quality import collecting, gathering, unprintable_problems
-
-    try:
-        checked = check_activity(loaded)
-    except ContentError as error:  # the cards' pictures need no rendering: `check` lists their problems too
-        if not every_problem:
-            raise
-        raise ContentError(error.problems + card_pictures(loaded)[1]) from None
-    activity = loaded.activity
-    resolved = options.resolve(activity)
-    plan = _plan(loaded, resolved, size_from_content=not options.card_size)
-    stem = kit_folder_name(activity.id, activity.language, several_editions)
-    catalogs = library_locale(library.content)
-    template_dirs = library.template_dirs(loaded.folder)
-    env = environment(tuple(template_dirs), activity.language, catalogs)
-    with collecting() as quality, gathering(every_problem) as problems:
-        files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
-                            resolved.style).render()
-    untranslated = missing_strings(activity.language, catalogs)
-    if untranslated:  # printed in English: the catalog says which to fill in
-        quality.append(_untranslated_note(activity.language, untranslated))
-    problems += leak_problems(host_secrets(activity), files, loaded.source)
-    if problems and not every_problem:
-        raise ContentError(problems)
-    unprintable = unprintable_problems(files, lambda char: _content_field_holding(loaded, char))
-    if every_problem:
-        problems += [Problem.parse(text) or loaded.source.problem((), text) for text in unprintable]
-        if problems:
-            raise ContentError(problems)
-    elif unprintable:
-        raise UnprintableContent("\n".join(unprintable))
-    if pdf:
-        from kitgen.export.pdf import write_pdf
-
-        files = [replace(f, data=write_pdf(_drawn(f))) for f in files]
-    summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
-               "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
-    inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
-                          options.recorded(), catalogs)
-    record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
-              "summary": summary}
-    return RenderedKit(options.out_dir / stem, files, record, resolved)
-
-
-def build_loaded(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
-                 several_editions: bool = False) -> BuildResult:
-    """Render every file in memory, then every exporter's files from them, and only then write them all."""
-    from kitgen.export.registry import artefacts
-    from kitgen.write.kitdir import write_outputs
-
-    kit = render_kit(loaded, options, library, several_editions=several_editions)
-    made = artefacts(kit.files, kit.resolved, options)
-    write_outputs(kit.folder, kit.files, kit.record, made)
-    result = kit.result()
-    result.pictures = [kit.folder / name for name in made]
-    return result
-
-
-__all__ = ["BuildOptions", "BuildResult", "OutputFile", "RenderedKit", "build", "check", "edition_problems", "build_all_editions",
-           "build_loaded", "editions", "kits_for_class", "render_kit"]
+__all__ = ["BuildOptions", "BuildResult", "OutputFile", "build", "check", "build_all_editions", "editions",
+           "kits_for_class"]

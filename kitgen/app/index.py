@@ -8,9 +8,13 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Sequence, Union
 
 from kitgen.app.report import ActivityReport
-from kitgen.load.library import Library
 from kitgen.core.atomic import write_atomic
 from kitgen.core.files import BuildResult
+from kitgen.core.units import mm, PAPER_SIZES
+from kitgen.fonts.registry import BOLD, register_fonts, REGULAR
+from kitgen.load.library import Library
+from kitgen.plan.options import VARIANTS
+from kitgen.write.fresh import last_good_results, verified_manifest
 
 if TYPE_CHECKING:
     from kitgen.load.model import Activity
@@ -46,7 +50,6 @@ def write_index(library: Library, reports: list[ActivityReport], out_dir: Path) 
     if all(report.status == "up to date" for report in reports) and pdf_path.exists() and html_path.exists() \
             and STALE_MARK not in html_path.read_text(encoding="utf-8"):
         return pdf_path, html_path
-    from kitgen.write.fresh import last_good_results
     from kitgen.load import load_activity
 
     entries: list[Entry] = []
@@ -149,8 +152,6 @@ def _catalogue_pdf(entries: list[Entry]) -> bytes:
     from reportlab.lib.styles import ParagraphStyle
 
     from kitgen.export.pdf import binary_streams
-    from kitgen.fonts.registry import BOLD, register_fonts, REGULAR
-    from kitgen.core.units import mm, PAPER_SIZES
 
     register_fonts()
     body = ParagraphStyle("body", fontName=REGULAR, fontSize=9.5, leading=12.5, bulletFontName=REGULAR)
@@ -189,8 +190,6 @@ KITS_PAGE = "kits.html"
 def write_kits_page(out_dir: Path) -> Path:
     """`kits.html` in `out_dir`: every kit built there that is whole, the default build's and each variant's
     (`variants/<name>/`), with its paper, card size and class size; written again after every build."""
-    from kitgen.write.fresh import verified_manifest
-    from kitgen.plan.options import VARIANTS
 
     rows = []
     for manifest_path in sorted([*out_dir.glob("*/manifest.json"), *out_dir.glob(f"{VARIANTS}/*/*/manifest.json")]):

@@ -34,6 +34,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypedDict
 
+from kitgen.app.printers import load_printers, printer_offset
+from kitgen.app.rendering import load_edition, render_kit
+from kitgen.app.watch import file_events, ignored
+from kitgen.export.pdf import write_pdf
+from kitgen.export.raster import encoded, page_image
+from kitgen.load import load_activity
+from kitgen.load.editions import editions, own_language
+from kitgen.core.units import PAPER_SIZES, parse_card_size
 from kitgen.app.shown_errors import located, ShownProblem, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
 from kitgen.core.display import page_fingerprints
 from kitgen.core.errors import KitgenError, UsageError
@@ -112,9 +120,6 @@ class KitServer:
     # ------------------------------------------------------------------ rendering
 
     def options(self, query: dict[str, str]) -> BuildOptions:
-        from kitgen.app.printers import printer_offset
-        from kitgen.core.units import PAPER_SIZES, parse_card_size
-
         paper = (query.get("paper") or "a4").lower()
         if paper not in PAPER_SIZES:
             raise UsageError(f"paper must be one of {', '.join(PAPER_SIZES)}, got {paper!r}")
@@ -174,9 +179,6 @@ class KitServer:
             return set(self.open_pages)
 
     def render(self, shown: ShownKit) -> None:
-        from kitgen.app.build import _load, render_kit
-        from kitgen.load.editions import editions, own_language
-
         start = time.perf_counter()
         try:
             path = self.library.find(shown.activity_id)
@@ -184,7 +186,7 @@ class KitServer:
             preferred = [lang for lang in self.languages if lang in shown.editions]
             shown.language = shown.query.get("lang") or (preferred[0] if preferred else own_language(path))
             options = self._valid_options(shown)
-            loaded = _load(shown.activity_id, path, shown.language)
+            loaded = load_edition(shown.activity_id, path, shown.language)
             shown.title = loaded.activity.title
             kit = render_kit(loaded, options, self.library, several_editions=len(shown.editions) > 1, pdf=False)
             files = self._files(kit.files)
@@ -211,8 +213,6 @@ class KitServer:
     def _files(self, rendered: Iterable[OutputFile]) -> list[ShownFile]:
         """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
         written again: the backend keeps its bytes, so a small edit rewrites only the files it touches)."""
-        from kitgen.export.pdf import write_pdf
-
         order = {role: i for i, role in enumerate(_ROLE_ORDER)}
         files = []
         for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
@@ -237,7 +237,6 @@ class KitServer:
                 return self.pictures[fingerprint]
             if fingerprint not in self.sources:
                 return None
-            from kitgen.export.raster import encoded, page_image
 
             data, index = self.sources[fingerprint]
             self.pictures[fingerprint] = encoded(page_image(data, index, PREVIEW_SCALE), "PNG", compress_level=1)
@@ -279,20 +278,16 @@ class KitServer:
     def watch(self, stop: threading.Event) -> None:
         """Listen to the library's file events from now on (a save made once this returns is heard) and act on
         them in a thread until `stop` is set."""
-        from kitgen.app.watch import _events
-
-        notify, _folders = _events([self.library.content, *self.library.template_dirs()])
+        notify, _folders = file_events([self.library.content, *self.library.template_dirs()])
         threading.Thread(target=self._act_on_events, args=(notify, stop), daemon=True).start()
 
     def _act_on_events(self, notify: RustNotify, stop: threading.Event) -> None:
-        from kitgen.app.watch import _ignored
-
         try:
             while not stop.is_set():
                 raw = notify.watch(400, 30, 5_000, stop)  # grouped until quiet for 30 ms, at most 400 ms
                 if isinstance(raw, str):
                     continue  # "timeout", or "stop" (then `stop` is set)
-                paths = sorted({path for _change, path in raw if not _ignored(Path(path).name)})
+                paths = sorted({path for _change, path in raw if not ignored(Path(path).name)})
                 if paths:
                     self.changed(paths)
         finally:
@@ -301,8 +296,6 @@ class KitServer:
     # ------------------------------------------------------------------ pages
 
     def library_page(self) -> str:
-        from kitgen.load import load_activity
-
         rows = []
         for activity_id, path in self.library.activity_files().items():
             try:
@@ -347,9 +340,6 @@ class KitServer:
         return _document(shown.title or activity_id, "".join(parts), self.generation, events)
 
     def _options_form(self, shown: ShownKit) -> str:
-        from kitgen.app.printers import load_printers
-        from kitgen.core.units import PAPER_SIZES
-
         def select(name: str, label: str, choices: list[tuple[str, str]]) -> str:
             current = shown.language if name == "lang" else shown.query.get(name, "")
             options = "".join(f'<option value="{html.escape(value)}"{" selected" if value == current else ""}>'

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 Snapshot = dict[str, tuple[int, int]]
 
 
-def _ignored(name: str) -> bool:
+def ignored(name: str) -> bool:
     """Editor droppings and hidden files: swap files, backups, lock files (a spreadsheet program's `~$name.xlsx`
     and `.~lock.name.ods#` too). A spreadsheet itself is watched like any content file."""
     return name.startswith((".", "#", "~$")) or name.endswith(("~", ".swp", ".tmp"))
@@ -51,7 +51,7 @@ def snapshot(folders: Iterable[Path], skip: Iterable[Path] = ()) -> Snapshot:
         except OSError:
             continue
         for entry in entries:
-            if _ignored(entry.name):
+            if ignored(entry.name):
                 continue
             try:
                 if entry.is_dir():
@@ -80,7 +80,7 @@ class _Stop:
         self.is_set = stop
 
 
-def _events(folders: list[Path]) -> tuple[RustNotify, list[str]]:
+def file_events(folders: list[Path]) -> tuple[RustNotify, list[str]]:
     """A watcher of the operating system's file events below `folders` (those that exist now)."""
     from watchfiles._rust_notify import RustNotify  # (watchfiles.main uses it without exporting it)
 
@@ -99,7 +99,7 @@ def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None
     skip = list(skip)
     skipped = [str(Path(folder).resolve()) for folder in skip]
     watched = folders()
-    notify, listening = _events(watched)
+    notify, listening = file_events(watched)
     current = snapshot(watched, skip)
     step = max(10, int(interval * 1000))
     stop_event = _Stop(stop)
@@ -111,7 +111,7 @@ def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None
                 raise KeyboardInterrupt
             if raw == "stop" or raw == "timeout":
                 continue
-            relevant = [path for _change, path in raw if not _ignored(Path(path).name)
+            relevant = [path for _change, path in raw if not ignored(Path(path).name)
                         and not any(Path(path).resolve().is_relative_to(folder) for folder in skipped)]
             if not relevant:
                 continue  # only the output or an editor's swap file changed
@@ -119,7 +119,7 @@ def watch(folders: Callable[[], list[Path]], rebuild: Callable[[list[str]], None
             latest = snapshot(watched, skip)
             if [str(folder) for folder in watched if Path(folder).is_dir()] != listening:
                 notify.close()
-                notify, listening = _events(watched)
+                notify, listening = file_events(watched)
             files = changed(current, latest)
             current = latest
             if files:

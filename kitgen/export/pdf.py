@@ -21,6 +21,8 @@ from kitgen.core.cache import Shelf
 from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
                                  Segment, Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
+from kitgen.core.cache import code_digest
+from kitgen.fonts.registry import font_runs, register_fonts, REGULAR
 
 if TYPE_CHECKING:
     from reportlab.pdfbase.pdfdoc import PDFObjectReference
@@ -102,7 +104,6 @@ def _file_key(document: Document) -> bytes:
 
     import reportlab
 
-    from kitgen.core.cache import code_digest
 
     forms = [(name, (form.digest, form.bbox) if form.digest else form) for name, form in document.forms.items()]
     drawn = (reportlab.Version, document.title, document.author, document.duplex,
@@ -115,7 +116,6 @@ def _written(document: Document, kept: bool) -> bytes:
     """The PDF itself; with `kept`, the forms' compressed streams are kept for the next build of this file."""
     from reportlab.pdfgen.canvas import Canvas
 
-    from kitgen.fonts.registry import register_fonts, REGULAR
 
     register_fonts()
     with binary_streams():
@@ -300,7 +300,6 @@ class _Painter:
             if quick is not None and text and quick[0].issuperset(text):  # one run in the first subset
                 shows[key] = f"{quick[2]} {fp_str(size)} Tf ({text.translate(quick[1])}) Tj"
                 return shows[key]
-            from kitgen.fonts.registry import font_runs
 
             doc = self.canvas._doc
             shows[key] = " ".join(f"{font.getSubsetInternalName(subset, doc)} {fp_str(size)} Tf "
@@ -405,7 +404,6 @@ class _Painter:
         alone and not on which forms came first: what lets a form's compressed content be reused."""
         import hashlib
 
-        from kitgen.fonts.registry import font_runs
 
         wanted: dict[str, set[str]] = {}
         for text in document.distinct_texts():
@@ -431,7 +429,6 @@ class _Painter:
         encoded by one `str.translate`, to the bytes `splitString` and `escapePDF` would give."""
         from reportlab.lib.rl_accel import escapePDF
 
-        from kitgen.fonts.registry import font_runs
 
         doc = self.canvas._doc
         font = _truetype(name)

@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Problem
-from kitgen.load.source import Location, SourceMap
-from kitgen.load.source import CellProblem, strip_location
+from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
                                        MAX_SHEET_ROWS, check_inflated, check_ods_sheets, check_xlsx_sheet, workbook_archive)
 
@@ -265,7 +264,6 @@ class _Expansion:
 
     def spec(self, value: Any, loc: Location, kind: str) -> tuple[dict[str, Any], Path] | None:
         """The reference's options and the file it names, or None (a problem noted)."""
-        from kitgen.load.source import dotted
 
         spec = {"file": value} if isinstance(value, str) else dict(value)
         allowed = SPEC_KEYS[kind]
@@ -316,7 +314,6 @@ class _Expansion:
     # -- a deck's cards
 
     def cards(self, value: Any, loc: Location) -> list[dict[str, Any]] | None:
-        from kitgen.load.source import dotted
 
         found = self.spec(value, loc, "cards")
         if found is None:
@@ -433,7 +430,6 @@ class _Expansion:
     # -- a mat's place labels
 
     def labels(self, value: Any, loc: Location) -> list[str] | None:
-        from kitgen.load.source import dotted
 
         found = self.spec(value, loc, "labels")
         if found is None:

@@ -16,6 +16,8 @@ from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph,
                                     TableStyle)
 from kitgen.render.recorder import RecordingCanvas
 from kitgen.core.units import mm, PaperSize, parse_length
+from kitgen.plan import Rect
+from kitgen.render.qr import qr_items
 
 if TYPE_CHECKING:
     from reportlab.lib.styles import ParagraphStyle
@@ -235,7 +237,6 @@ class EmojiCanvas(RecordingCanvas):
             return super().drawImage(image, x, y, width, height, *args, **keywords)
         assert width is not None  # platypus gives an inline image its size
         side = width * EMOJI_SCALE
-        from kitgen.plan import Rect
 
         cell = Rect(x + (width - side) / 2, y, side, side)
         self.items.append(Group(tuple(placed(emoji_picture(image.key), cell, "contain", self.light)),
@@ -249,8 +250,6 @@ class QRCode(Flowable):
 
     def __init__(self, url: str, side: float, where: str) -> None:
         super().__init__()
-        from kitgen.render.qr import qr_items
-        from kitgen.plan import Rect
 
         self.url, self.side, self.where = url, side, where
         self.boxes = qr_items(url, Rect(0, 0, side, side), where)  # checks the size it is given
@@ -261,8 +260,6 @@ class QRCode(Flowable):
     def draw(self) -> None:
         import math
 
-        from kitgen.plan import Rect
-        from kitgen.render.qr import qr_items
 
         if not isinstance(self.canv, RecordingCanvas):
             raise BuildError(f"{self.where}: a QR code is drawn on a recording canvas only")

@@ -17,6 +17,8 @@ from jinja2.exceptions import SecurityError
 from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
 from kitgen.core.cache import cache_file, keep, recall
 from kitgen.core.errors import BuildError, UnprintableContent
+from kitgen.jinja.lookup import resolve_template
+from kitgen.locale import translations
 
 INLINE_TAGS = {"b", "i", "br"}
 
@@ -27,7 +29,6 @@ class ContainedLoader(jinja2.FileSystemLoader):
 
     def get_source(self, environment: jinja2.Environment,
                    template: str) -> tuple[str, str, Callable[[], bool]]:
-        from kitgen.jinja.lookup import resolve_template
 
         resolve_template([Path(folder) for folder in self.searchpath], template)  # raises if it leads out
         return super().get_source(environment, template)
@@ -88,7 +89,6 @@ def environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[
 
 @lru_cache(maxsize=32)
 def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[Path, ...] = ()) -> BoundedSandbox:
-    from kitgen.locale import translations
 
     env = BoundedSandbox(
         LIMITS,
