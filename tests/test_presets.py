@@ -70,3 +70,14 @@ def test_tarot_cards_gutter_fold_on_letter(library: Path, kit: str) -> None:
             assert any(w["bottom"] < page.height / 2 - 6 * MM for w in words), path
             assert any(w["top"] > page.height / 2 + 6 * MM for w in words), path
     assert folded, f"no card sheet of {kit} folds at the middle of a Letter page: {pdfs}"
+
+
+@pytest.mark.parametrize("extra", [("--back-offset", "1.5,-0.8"), ("--duplex", "short")])
+def test_fold_refuses_a_back_offset_or_a_short_edge_flip(tmp_path: Path, extra: tuple[str, str]) -> None:
+    """A gutter fold has no back page to shift and no flip edge: a usage error, not a variant folder named
+    after options it ignored."""
+    shutil.copytree(CONTENT, tmp_path / "content")
+    run = build(tmp_path, "needle-in-a-card-stack", "--fold", *extra)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "--fold" in run.stderr and extra[0] in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "output").exists()
