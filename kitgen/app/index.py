@@ -148,7 +148,7 @@ def _thumbnail(picture: bytes, width: float) -> Flowable:
 
 
 def _catalogue_pdf(entries: list[Entry]) -> bytes:
-    from kitgen.render.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from kitgen.render.platypus import NeutralCanvas, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
 
     from kitgen.export.pdf import binary_streams
@@ -180,7 +180,7 @@ def _catalogue_pdf(entries: list[Entry]) -> bytes:
                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 8)]))
         story.append(table)
     with binary_streams():
-        document.build(story)
+        document.build(story, canvasmaker=NeutralCanvas)
     return buffer.getvalue()
 
 

@@ -55,7 +55,17 @@ def request(library: Library, typed: dict[str, Any], **fixed: Any) -> Request:
         raise UsageError("give --back-offset or --printer, not both")
     chosen = {**fixed, **{k: v for k, v in chosen_options(library.content, typed).items() if v is not None}}
     language, printer = chosen.pop("language", None), chosen.pop("printer", None)
-    if printer and "back_offset_mm" not in chosen:
+    if chosen.get("fold"):  # faces and backs on one side of the sheet: no back page to shift, no flip edge
+        if typed.get("back_offset_mm") is not None:
+            raise UsageError("--fold prints faces and backs on the same side of the sheet: there is no back page "
+                             "to shift; leave out --back-offset, or print duplex without --fold")
+        if str(typed.get("duplex") or "") in ("short", "Duplex.SHORT"):
+            raise UsageError("--fold prints faces and backs on the same side of the sheet: there is no flip edge; "
+                             "leave out --duplex short, or print duplex without --fold")
+        chosen.pop("back_offset_mm", None)  # a library setting's shift is for its duplex prints
+        if str(chosen.get("duplex") or "") in ("short", "Duplex.SHORT"):
+            chosen.pop("duplex")
+    elif printer and "back_offset_mm" not in chosen:  # a printer profile's shift, for duplex only
         chosen["back_offset_mm"] = printer_offset(printer)
     chosen = {name: value for name, value in chosen.items() if name in OPTION_NAMED or name == "incremental"}
     options = BuildOptions(**chosen)

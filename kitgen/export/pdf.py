@@ -157,7 +157,9 @@ def _shelf_name(document: Document) -> str:
 
 @lru_cache(maxsize=1024)
 def _color(color: Color, stroke: bool) -> str:
-    if len(color) == 1:
+    """A colour operator; a neutral (three equal components: black, a grey) in black ink alone (DeviceGray),
+    never RGB, which a conversion to CMYK would separate into all four inks."""
+    if len(color) == 1 or len(set(color)) == 1:
         return f"{fp_str(color[0])} {'G' if stroke else 'g'}"
     return f"{fp_str(*color)} {'RG' if stroke else 'rg'}"
 

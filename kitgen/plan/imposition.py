@@ -158,7 +158,7 @@ def _fit(length: float, card: float, gap: float) -> int:
 
 def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
     """As many cards as fit upright, with room for crop marks, margins, bleed and the ruler: the band layout,
-    or the side layout when that holds more cards (never for a gutter fold).
+    or the side layout when that holds more cards (for a gutter fold only when the band layout has no room).
 
     The grid is centred across the page, so a long-edge flip puts every back exactly behind its face.
     """
@@ -169,7 +169,8 @@ def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
     if sheet.cutter:  # the registration marks need the corners: the band layout inside their margin
         sheet = replace(sheet, margin=max(sheet.margin, REG_INSET + REG_SQUARE + REG_CLEAR))
     band = _band_layout(page, card, sheet)
-    sides = None if sheet.fold or sheet.cutter else _side_layout(page, card, sheet)
+    # a gutter fold takes the side layout only when the band leaves no room (a tall card on Letter)
+    sides = None if sheet.cutter or (sheet.fold and band is not None) else _side_layout(page, card, sheet)
     if sides is not None and (band is None or sides.per_sheet > band.per_sheet):
         return sides
     if band is None:
@@ -212,14 +213,18 @@ def _side_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
     columns = _fit(page.width - 2 * (margin + SIDE_STRIP + zone), card.width, gap)
     rows = _fit(page.height - 2 * (margin + zone), card.height, gap)
     guides = False
+    if sheet.fold:  # faces above the fold, backs mirrored below it, the strips beside both
+        rows = _fit(page.height / 2 - GUTTER - zone - margin, card.height, gap)
     # hairlines on the cut only without bleed: with bleed they would cross the neighbouring card's art
-    if not sheet.bleed and (rows < 1 or _fit(page.height - 2 * margin, card.height, gap) > rows):
+    elif not sheet.bleed and (rows < 1 or _fit(page.height - 2 * margin, card.height, gap) > rows):
         rows, guides = _fit(page.height - 2 * margin, card.height, gap), True
     if columns < 1 or rows < 1:
         return None
     width = columns * card.width + (columns - 1) * gap
     height = rows * card.height + (rows - 1) * gap
     left, bottom = (page.width - width) / 2, (page.height - height) / 2
+    if sheet.fold:
+        bottom = page.height / 2 + GUTTER
     strip_height = page.height - 2 * margin
     band = Rect(margin, margin, SIDE_STRIP, strip_height)
     side = Rect(page.width - margin - SIDE_STRIP, margin, SIDE_STRIP, strip_height)

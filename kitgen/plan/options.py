@@ -63,11 +63,14 @@ class BuildOptions:
         "--class-size", "Students to equip: prints enough numbered kits (overrides --kits).", low=1, high=MAX_CLASS,
         example="28", variant=lambda v: f"class{v}"))
     duplex: Duplex | None = field(default=None, metadata=option(
-        "--duplex", "Backs for a long- or short-edge flip, or no backs (default: the activity's, else long).",
+        "--duplex", "Backs for a long- or short-edge flip, or no backs (default: the activity's, else long); "
+        "short not with --fold.",
         example='"short"', variant=lambda v: f"duplex-{v}"))
     fold: bool | None = field(default=None, metadata=option(
         "--fold/--no-fold", "Gutter fold: faces and backs on one side of the sheet (default: the activity's, "
-        "else no).", example="true", variant=lambda v: "fold" if v else "no-fold"))
+        "else no). Not with --back-offset or --duplex short (a usage error: there is no back page to shift or "
+        "flip); the offset of a --printer or of the settings is not applied.", example="true",
+        variant=lambda v: "fold" if v else "no-fold"))
     bleed_mm: float | None = field(default=None, metadata=option(
         "--bleed", "Card art extends this far past the cut line.", low=0, high=10, metavar="MM", example="3",
         variant=lambda v: f"bleed{v:g}mm"))
@@ -89,7 +92,7 @@ class BuildOptions:
         "--corners", "Round the cards' corners by this radius (cut lines and cut files follow).", low=0, high=10,
         metavar="MM", label="corner radius", example="3"))
     back_offset_mm: tuple[float, float] = field(default=(0.0, 0.0), metadata=option(
-        "--back-offset", "Shift back pages by X,Y mm (measure with kitgen calibrate).", low=-20, high=20,
+        "--back-offset", "Shift back pages by X,Y mm (measure with kitgen calibrate); not with --fold.", low=-20, high=20,
         metavar="X,Y", example='"1.5,-0.8"', label="back offset",
         variant=lambda v: "offset{:+g},{:+g}".format(*v)))
     ink: Ink = field(default=Ink.NORMAL, metadata=option(

@@ -147,6 +147,22 @@ def back_slots(width: float, height: float) -> tuple[Rect, Mapping[str, Slot]]:
     })
 
 
+@lru_cache(maxsize=32)
+def wrapped_back_slots(width: float, height: float) -> Mapping[str, Slot]:
+    """The back's slots when its subtitle does not fit on one line (a small card): the title gives the subtitle
+    room for two lines, the symbol and the title move up and may shrink."""
+    _, slots = back_slots(width, height)
+    inner = back_slots(width, height)[0].inset(mm(2))
+    h = inner.height
+    return MappingProxyType({
+        **slots,
+        "symbol": Slot(Rect(inner.x, inner.y + h * 0.62, inner.width, h * 0.38), 40, bold=True),
+        "picture": Slot(Rect(inner.x, inner.y + h * 0.62, inner.width, h * 0.38), 0),
+        "title": Slot(Rect(inner.x, inner.y + h * 0.45, inner.width, h * 0.17), 14, bold=True),
+        "subtitle": Slot(Rect(inner.x, inner.y + h * 0.15, inner.width, h * 0.30), 9),
+    })
+
+
 COLORED_PARTS = {"corner", "title", "mark", "symbol"}
 NAMED_COLORS = {"black": (0, 0, 0), "red": (0.78, 0.05, 0.05), "blue": (0.05, 0.2, 0.7), "green": (0.05, 0.45, 0.15)}
 
@@ -167,7 +183,10 @@ CONTENT_KEYS = {"corner": "value", "title": "name", "mark": "symbol", "symbol": 
                 "word": "name", "subtitle": "subtitle", "caption": "caption", "text": "text", "footer": "footer"}
 
 
-def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False) -> list[Item]:
+def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False,
+                fallback: Mapping[str, Slot] | None = None) -> list[Item]:
+    """The printed parts of a card; when a part does not fit and a fallback layout is given, the whole card in
+    that layout instead."""
     items: list[Item] = []
     for element in design.xml:
         slot = slots.get(element.tag)
@@ -192,6 +211,8 @@ def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False) 
         try:  # emoji print as pictures; a character neither a font nor the set has is reported later
             drawn, size = fitted_with_emoji(markup, slot, origin=f"{design.label}, {key}", line_only=light)
         except DoesNotFit:
+            if fallback is not None and fallback.get(element.tag, slot) != slot:
+                return _slot_items(design, fallback, light)
             raise UnprintableContent(f"{design.label}, {key}: the text does not fit on the card even at "
                                      f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
         items += drawn
@@ -269,7 +290,7 @@ def _back(design: Design, width: float, height: float, style: Style, bleed: floa
         art = (width + 2 * bleed, height + 2 * bleed)
         items = [Group(_pattern(design.pattern, *art), translate(-bleed, -bleed), Clip(-bleed, -bleed, *art)),
                  Box(panel.x, panel.y, panel.width, panel.height, outline, WHITE, radius=mm(2))]
-    return items + _slot_items(design, slots, style.light)
+    return items + _slot_items(design, slots, style.light, wrapped_back_slots(width, height))
 
 
 def _slip(design: Design, width: float, height: float, style: Style, bleed: float) -> list[Item]:

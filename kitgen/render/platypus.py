@@ -48,5 +48,38 @@ with _web_address_pattern_compiled_lazily():
     from reportlab.platypus import (  # noqa: E402
         Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle)
 
-__all__ = ["Flowable", "KeepInFrame", "PageBreak", "Paragraph", "SimpleDocTemplate", "Spacer", "Table",
-           "TableStyle"]
+from reportlab.lib.colors import CMYKColor, Color, toColor  # noqa: E402
+from reportlab.pdfgen.canvas import Canvas  # noqa: E402
+
+
+class NeutralCanvas(Canvas):
+    """ReportLab's canvas with every neutral (black, a grey given as equal RGB) set in black ink alone
+    (DeviceGray `g`/`G`), never as RGB, which a conversion to CMYK would separate into all four inks."""
+
+    def setFillColor(self, aColor: Any, alpha: float | None = None) -> None:  # noqa: N802 (ReportLab's name)
+        level = _grey_level(aColor)
+        if level is None:
+            super().setFillColor(aColor, alpha)
+        else:
+            self.setFillGray(level, alpha)
+
+    def setStrokeColor(self, aColor: Any, alpha: float | None = None) -> None:  # noqa: N802
+        level = _grey_level(aColor)
+        if level is None:
+            super().setStrokeColor(aColor, alpha)
+        else:
+            self.setStrokeGray(level, alpha)
+
+
+def _grey_level(color: Any) -> float | None:
+    """The grey level of a neutral RGB colour, None for any other colour."""
+    given = toColor(color) if isinstance(color, str) else color
+    if isinstance(given, Color) and not isinstance(given, CMYKColor) and given.red == given.green == given.blue:
+        return float(given.red)
+    if isinstance(given, (tuple, list)) and len(given) == 3 and len(set(given)) == 1:
+        return float(given[0])
+    return None
+
+
+__all__ = ["Flowable", "KeepInFrame", "NeutralCanvas", "PageBreak", "Paragraph", "SimpleDocTemplate", "Spacer",
+           "Table", "TableStyle"]
