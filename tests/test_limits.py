@@ -16,7 +16,7 @@ CONTENT = Path(__file__).resolve().parent.parent / "content"
 
 def _library(tmp_path: Path, activity: str, old: str = "", new: str = "") -> Path:
     """A library holding one activity of the project's content, `old` replaced by `new` in its source."""
-    (tmp_path / "content").mkdir()
+    (tmp_path / "content").mkdir(parents=True)
     text = (CONTENT / f"{activity}.yaml").read_text(encoding="utf-8")
     if old:
         assert old in text
@@ -74,3 +74,23 @@ def test_ten_mm_is_allowed() -> None:
     assert (size.width, size.height) == (mm(10), mm(10))
     with pytest.raises(ValueError, match="at least 10 mm"):
         parse_card_size("0.39x1in")
+
+
+@pytest.mark.parametrize("output", ["../..", "/tmp/elsewhere", "inside/../../out"])
+def test_settings_output_stays_in_the_library(tmp_path: Path, output: str) -> None:
+    folder = _library(tmp_path / "lib", "growing-discard")
+    (folder / "kitgen.toml").write_text(f'output = "{output}"\n', encoding="utf-8")
+    result = _kitgen(folder, "build", "growing-discard")
+    assert result.returncode == 2, result.stderr
+    assert "kitgen.toml: output: expected a folder inside the library" in result.stderr
+    assert not list(tmp_path.glob("**/growing-discard-cards.pdf"))
+
+
+def test_settings_output_inside_and_typed_out_anywhere(tmp_path: Path) -> None:
+    folder = _library(tmp_path / "lib", "growing-discard")
+    (folder / "kitgen.toml").write_text('output = "printed"\n', encoding="utf-8")
+    assert _kitgen(folder, "build", "growing-discard").returncode == 0
+    assert (folder / "printed" / "growing-discard" / "growing-discard-cards.pdf").is_file()
+    typed = _kitgen(folder, "build", "growing-discard", "--out", str(tmp_path / "away"))
+    assert typed.returncode == 0, typed.stderr
+    assert (tmp_path / "away" / "growing-discard" / "growing-discard-cards.pdf").is_file()
