@@ -1,6 +1,7 @@
 """Every limit checked before the work: sizes too small to cut are refused before imposition (issue 27)."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -94,3 +95,24 @@ def test_settings_output_inside_and_typed_out_anywhere(tmp_path: Path) -> None:
     typed = _kitgen(folder, "build", "growing-discard", "--out", str(tmp_path / "away"))
     assert typed.returncode == 0, typed.stderr
     assert (tmp_path / "away" / "growing-discard" / "growing-discard-cards.pdf").is_file()
+
+
+def test_folder_without_a_manifest_is_never_adopted(tmp_path: Path) -> None:
+    folder = _library(tmp_path, "growing-discard")
+    theirs = folder / "output" / "growing-discard"
+    (theirs / "photos").mkdir(parents=True)
+    (theirs / "photos" / "holiday.jpg").write_bytes(b"jpeg")
+    os.mkfifo(theirs / "pipe")
+    before = sorted(str(p.relative_to(theirs)) for p in theirs.rglob("*"))
+    result = _kitgen(folder, "build", "growing-discard")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "not a kit folder" in result.stderr, result.stderr
+    assert sorted(str(p.relative_to(theirs)) for p in theirs.rglob("*")) == before
+    assert (theirs / "pipe").is_fifo()
+    # an empty folder, or a kit folder kitgen wrote, is built into as before
+    shutil.rmtree(theirs)
+    theirs.mkdir()
+    assert _kitgen(folder, "build", "growing-discard").returncode == 0
+    (theirs / "notes.txt").write_text("mine", encoding="utf-8")
+    assert _kitgen(folder, "build", "growing-discard", "--force").returncode == 0
+    assert (theirs / "notes.txt").read_text(encoding="utf-8") == "mine"
