@@ -86,7 +86,13 @@ def _checked(path: Path, key: str, value: object) -> object:
         checked = one.checked(value, key)
     except UsageError as error:
         raise _problem(path, str(error)) from None
-    return path.parent / checked if one.name == "out_dir" else checked
+    if one.name != "out_dir":
+        return checked
+    library = path.parent.resolve()
+    out = (library / checked).resolve()
+    if out != library and not out.is_relative_to(library):  # a typed --out may go anywhere; a setting stays home
+        raise _problem(path, f"output: expected a folder inside the library ({library}), got {value!r}")
+    return path.parent / checked
 
 
 def chosen_options(content: Path, typed: dict[str, object]) -> dict[str, object]:

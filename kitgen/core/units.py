@@ -62,6 +62,9 @@ PAPER_SIZES: dict[str, PaperSize] = {
 }
 
 
+MIN_CARD_SIDE = mm(10)  # smaller cards cannot be cut by hand; tiny ones would impose millions of cells
+
+
 def parse_card_size(spec: str) -> CardSize:
     """A preset name (`poker`, `bridge`, `mini`, `tarot`) or `WxH` with a unit (`63x88mm`)."""
     key = str(spec).strip().lower()
@@ -73,8 +76,8 @@ def parse_card_size(spec: str) -> CardSize:
         raise ValueError(f"expected a card size ({presets}) or WxH with a unit such as '63x88mm', got {spec!r}")
     unit = _UNITS[match[3]]
     width, height = float(match[1]) * unit, float(match[2]) * unit
-    if width <= 0 or height <= 0:
-        raise ValueError(f"a card size must be larger than zero, got {spec!r}")
+    if not (width >= MIN_CARD_SIDE and height >= MIN_CARD_SIDE):  # also refuses NaN
+        raise ValueError(f"a card or slip must be at least {to_mm(MIN_CARD_SIDE):g} mm a side, got {spec!r}")
     return CardSize(width, height)
 
 

@@ -37,6 +37,7 @@ class Option:
     named: bool = True  # part of the variant folder's name when not the default
     recorded: bool = True  # in the manifest's record of what the kit was built with (and its freshness check)
     variant: Callable[[Any], str] | None = None  # the folder-name part of a value (None: "<name>-<value>")
+    valid: Callable[[Any], object] | None = None  # a further check of the converted value (ValueError: refused)
 
     @property
     def what(self) -> str:
@@ -66,6 +67,11 @@ class Option:
         name = named or self.what
         converted = self._converted(value, name)
         self._within_range(converted, name)
+        if self.valid is not None:
+            try:
+                self.valid(converted)
+            except ValueError as error:
+                raise UsageError(f"{name}: {error}") from None
         return converted
 
     def _converted(self, value: Any, name: str) -> Any:

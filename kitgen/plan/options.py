@@ -53,7 +53,7 @@ class BuildOptions:
         "--paper", "Paper size of every file.", words=tuple(PAPER_SIZES), example='"letter"', variant=str))
     card_size: str | None = field(default=None, metadata=option(
         "--card-size", f"{_SIZES} or WxH such as 63x88mm (default: the activity's).", metavar="SIZE",
-        example='"bridge"', variant=str))
+        example='"bridge"', variant=str, valid=parse_card_size))
     out_dir: Path = field(default=Path("output"), metadata=option(
         "--out", "Folder to write kits into.", setting="output", example='"printed"', named=False, recorded=False))
     incremental: bool = False  # skip a kit whose inputs have not changed since its last build (--force: False)

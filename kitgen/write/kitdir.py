@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Protocol
 
+from kitgen.core.errors import UsageError
 from kitgen.core.atomic import folder_lock, naming_error, ORPHAN_AGE, replace_file, stage, sync_folder, TEMPORARY
 
 MANIFEST = "manifest.json"
@@ -189,6 +190,16 @@ def _carry(source: str, target: Path, owned: frozenset[str] = frozenset(), at: s
             shutil.copy2(source, target, follow_symlinks=False)
 
 
+def _refuse_foreign(folder: Path, given: Path) -> None:
+    """A folder that holds anything but has no kitgen manifest is someone else's: never adopted as a kit folder
+    (its files would be moved, its special files dropped, its sub-folders re-created)."""
+    if not folder.is_dir() or (folder / MANIFEST).is_file():  # a damaged manifest is still a kit's, rewritten
+        return
+    if any(not TEMPORARY.fullmatch(entry.name) for entry in os.scandir(folder)):
+        raise UsageError(f"{given}: this folder is not a kit folder (it has no {MANIFEST} written by kitgen); "
+                         "expected an empty or a kit folder: move its files or choose another --out")
+
+
 def write_outputs(folder: Path, files: Iterable[WrittenFile], record: dict[str, Any], artefacts: dict[str, bytes] | None = None) -> list[Path]:
     """Write every file (all rendered before anything is written), then the manifest; remove files that the
     previous manifest listed and this build no longer makes (and nothing else). Items of `files` have `.name`,
@@ -210,6 +221,7 @@ def write_outputs(folder: Path, files: Iterable[WrittenFile], record: dict[str, 
     folder.parent.mkdir(parents=True, exist_ok=True)
     with folder_lock(folder.parent) as locked:
         _recover_and_clean(folder, locked)
+        _refuse_foreign(folder, given)
         folder.mkdir(exist_ok=True)
         with folder_lock(folder) as locked_kit:
             previous = _listed(folder)
