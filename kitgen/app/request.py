@@ -9,6 +9,7 @@ from typing import Any
 
 from kitgen.app.printers import printer_offset
 from kitgen.app.settings import chosen_options
+from kitgen.core.choices import Duplex
 from kitgen.core.errors import UsageError
 from kitgen.load.editions import editions
 from kitgen.load.library import Library
@@ -59,11 +60,11 @@ def request(library: Library, typed: dict[str, Any], **fixed: Any) -> Request:
         if typed.get("back_offset_mm") is not None:
             raise UsageError("--fold prints faces and backs on the same side of the sheet: there is no back page "
                              "to shift; leave out --back-offset, or print duplex without --fold")
-        if str(typed.get("duplex") or "") in ("short", "Duplex.SHORT"):
+        if typed.get("duplex") == Duplex.SHORT:
             raise UsageError("--fold prints faces and backs on the same side of the sheet: there is no flip edge; "
                              "leave out --duplex short, or print duplex without --fold")
         chosen.pop("back_offset_mm", None)  # a library setting's shift is for its duplex prints
-        if str(chosen.get("duplex") or "") in ("short", "Duplex.SHORT"):
+        if chosen.get("duplex") == Duplex.SHORT:
             chosen.pop("duplex")
     elif printer and "back_offset_mm" not in chosen:  # a printer profile's shift, for duplex only
         chosen["back_offset_mm"] = printer_offset(printer)
