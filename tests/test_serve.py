@@ -38,7 +38,7 @@ class Served:
     def __init__(self, root: Path, activity: str, *extra: str):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "kitgen", "serve", activity, "--content", str(root / "content"), *extra],
-            cwd=root, env=kitgen_env(root, KITGEN_CACHE="off"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=root, env=kitgen_env(root, KITGEN_CACHE="off", PYTHONFAULTHANDLER="1"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout], daemon=True).start()
@@ -53,6 +53,14 @@ class Served:
         self.process.send_signal(signal.SIGINT)
         try:
             self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # a hang: SIGABRT makes faulthandler print every thread's stack
+            self.process.send_signal(signal.SIGABRT)
+            self.process.wait(timeout=10)
+            time.sleep(0.5)
+            stacks = []
+            while not self.lines.empty():
+                stacks.append(self.lines.get())
+            raise AssertionError("kitgen serve did not stop on SIGINT:\n" + "".join(stacks)) from None
         finally:
             if self.process.poll() is None:
                 self.process.kill()

@@ -35,11 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypedDict
 
 from kitgen.app.printers import load_printers, printer_offset
-from kitgen.app.rendering import load_edition, render_kit
 from kitgen.app.watch import file_events, ignored
-from kitgen.export.pdf import write_pdf
-from kitgen.export.raster import encoded, page_image
-from kitgen.load import load_activity
 from kitgen.load.editions import editions, own_language
 from kitgen.core.units import PAPER_SIZES, parse_card_size
 from kitgen.app.shown_errors import located, ShownProblem, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
@@ -179,6 +175,8 @@ class KitServer:
             return set(self.open_pages)
 
     def render(self, shown: ShownKit) -> None:
+        from kitgen.app.rendering import load_edition, render_kit  # the pipeline, at the first render
+
         start = time.perf_counter()
         try:
             path = self.library.find(shown.activity_id)
@@ -213,6 +211,8 @@ class KitServer:
     def _files(self, rendered: Iterable[OutputFile]) -> list[ShownFile]:
         """The rendered files, print guide first, each as PDF (a file that draws what it drew before is not
         written again: the backend keeps its bytes, so a small edit rewrites only the files it touches)."""
+        from kitgen.export.pdf import write_pdf
+
         order = {role: i for i, role in enumerate(_ROLE_ORDER)}
         files = []
         for file in sorted(rendered, key=lambda f: order.get(f.role, len(order))):
@@ -237,6 +237,8 @@ class KitServer:
                 return self.pictures[fingerprint]
             if fingerprint not in self.sources:
                 return None
+
+            from kitgen.export.raster import encoded, page_image
 
             data, index = self.sources[fingerprint]
             self.pictures[fingerprint] = encoded(page_image(data, index, PREVIEW_SCALE), "PNG", compress_level=1)
@@ -296,6 +298,8 @@ class KitServer:
     # ------------------------------------------------------------------ pages
 
     def library_page(self) -> str:
+        from kitgen.load import load_activity
+
         rows = []
         for activity_id, path in self.library.activity_files().items():
             try:
