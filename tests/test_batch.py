@@ -24,6 +24,7 @@ import jsonschema
 import pdfplumber
 import pypdf
 import pypdfium2 as pdfium
+import forked
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -170,8 +171,7 @@ def parse_summary(stdout: str) -> Summary | None:
 
 def run_kitgen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`python -m kitgen ...` in a real process, with no content folder or printer profile from the environment."""
-    return subprocess.run([sys.executable, "-m", "kitgen", *args], cwd=cwd, env=kitgen_env(cwd), capture_output=True,
-                          text=True, timeout=600)
+    return forked.run(list(args), cwd=cwd, env=kitgen_env(cwd), timeout=600)
 
 
 def copy_library(root: Path) -> Path:

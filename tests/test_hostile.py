@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import forked
 import pytest
 
 from conftest import CONTENT, kitgen_env
@@ -50,31 +51,11 @@ def _capped() -> None:
 
 def run_kitgen(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Run:
     """`kitgen ARGS` in a process of its own, in a session of its own (stopped with its workers)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([sys.executable, "-m", "kitgen", *args], cwd=cwd, env=env or kitgen_env(cwd),
-                                   stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=_capped,
-                                   start_new_session=True)
-        deadline = time.monotonic() + HANG_GUARD
-        try:
-            while True:
-                pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-                if pid:
-                    break
-                if time.monotonic() > deadline:
-                    pytest.fail(f"kitgen {' '.join(args)} was still running after {HANG_GUARD} s")
-                time.sleep(0.05)
-        finally:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)  # the process, if it hangs, and any worker left behind
-            except ProcessLookupError:
-                pass
-            if not pid:
-                os.waitpid(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Run(process.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                   usage.ru_maxrss * 1024)
+    try:
+        done = forked.run(list(args), cwd=cwd, env=env or kitgen_env(cwd), timeout=HANG_GUARD, memory=ADDRESS_SPACE)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"kitgen {' '.join(args)} was still running after {HANG_GUARD} s")
+    return Run(done.returncode, done.stdout, done.stderr, done.peak)
 
 
 def assert_refused(run: Run, expected: str, code: int = 2) -> None:

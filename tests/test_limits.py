@@ -4,9 +4,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import forked
 import pytest
 from conftest import kitgen_env
 
@@ -28,8 +28,7 @@ def _library(tmp_path: Path, activity: str, old: str = "", new: str = "") -> Pat
 
 def _kitgen(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # a timeout, not a duration: before the minimum, 0.05 mm cards imposed 21 million cells and never finished
-    return subprocess.run([sys.executable, "-m", "kitgen", *args], cwd=folder, env=kitgen_env(folder),
-                          capture_output=True, text=True, timeout=60)
+    return forked.run(list(args), cwd=folder, env=kitgen_env(folder), timeout=60)
 
 
 def _refused(result: subprocess.CompletedProcess[str], where: str, size: str) -> None:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+import forked
 import pypdf
 from pypdf.generic import ContentStream
 
@@ -35,8 +34,7 @@ def rgb_greys(path: Path) -> int:
 
 def test_no_grey_is_set_as_rgb_in_any_file(tmp_path: Path) -> None:
     shutil.copytree(CONTENT, tmp_path / "content")
-    run = subprocess.run([sys.executable, "-m", "kitgen", "build", "--all"],
-                         cwd=tmp_path, env=kitgen_env(tmp_path), capture_output=True, text=True, timeout=600)
+    run = forked.run(["build", "--all"], cwd=tmp_path, env=kitgen_env(tmp_path), timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     pdfs = sorted((tmp_path / "output").rglob("*.pdf"))
     assert len(pdfs) >= 8 and any(p.name == "index.pdf" for p in pdfs), pdfs

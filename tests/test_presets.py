@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pdfplumber
+import forked
 import pytest
 
 from conftest import CONTENT, kitgen_env
@@ -26,8 +26,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def build(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kitgen", "build", *args], cwd=root, env=kitgen_env(root),
-                          capture_output=True, text=True, timeout=600)
+    return forked.run(["build", *args], cwd=root, env=kitgen_env(root), timeout=600)
 
 
 def card_pdfs(folder: Path) -> list[Path]:

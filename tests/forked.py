@@ -1,0 +1,145 @@
+"""`kitgen ARGS` in a process of its own, forked from one that has already imported kitgen.
+
+Most command-line tests want what only a new process gives: its own memory (capped where an attack asks for
+gigabytes), its own exit status, a hang that can be killed. Starting Python and importing the drawing stack
+costs about a second a run, and the suite makes hundreds of runs. So each test process starts one helper
+process that imports kitgen once and then, for every run, forks a child: a fresh process (own pid, session,
+working folder, environment, memory limit, standard streams) that starts where the imports end. The helper
+never runs a command itself, so every child starts from the same state.
+
+`run(args, cwd=..., env=...)` returns a `subprocess.CompletedProcess` like `subprocess.run(capture_output=True,
+text=True)` and raises `subprocess.TimeoutExpired` after killing the child when the hang guard runs out.
+Tests of how a process starts (imports, interpreter flags, the console script) keep using `subprocess`.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+HERE = Path(__file__).resolve()
+
+
+# --------------------------------------------------------------------------- the helper process
+
+
+def _child(request: dict[str, Any]) -> int:
+    """In the forked child: become the requested process and run the command; the exit status."""
+    os.setsid()
+    if request["memory"]:
+        resource.setrlimit(resource.RLIMIT_AS, (request["memory"], request["memory"]))
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    stdin = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(stdin, 0)
+    os.dup2(os.open(request["out"], os.O_WRONLY), 1)
+    os.dup2(os.open(request["err"], os.O_WRONLY), 2)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    from kitgen.cli import main
+    code: object = 0
+    try:
+        main(args=request["args"], prog_name="python -m kitgen")
+    except SystemExit as stop:
+        code = stop.code
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        code = 1
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()  # what the interpreter does on exit: the child leaves with os._exit
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return 0 if code is None else int(code)  # type: ignore[call-overload]
+
+
+def _serve() -> None:
+    """The helper: read one request a line, fork a child for it, report its pid, then its status."""
+    import kitgen.app.rendering  # noqa: F401  (what a build imports, once)
+    import kitgen.cli  # noqa: F401
+    import kitgen.export.pdf  # noqa: F401
+    import kitgen.export.raster  # noqa: F401
+    reply = os.fdopen(os.dup(1), "w", buffering=1)
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            reply.close()
+            status = 1
+            try:
+                status = _child(request)
+            finally:
+                os._exit(status)
+        print(json.dumps({"pid": pid}), file=reply)
+        _, status, usage = os.wait4(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        print(json.dumps({"code": code, "peak": usage.ru_maxrss * 1024}), file=reply)
+
+
+# --------------------------------------------------------------------------- the test side
+
+class Completed(subprocess.CompletedProcess):
+    """A finished run, with `peak`: the largest resident set of the process in bytes (a worker's, if larger)."""
+
+    peak: int = 0
+
+
+_helper: subprocess.Popen[str] | None = None
+
+
+def _started() -> subprocess.Popen[str]:
+    global _helper
+    if _helper is None or _helper.poll() is not None:
+        _helper = subprocess.Popen([sys.executable, str(HERE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   text=True, bufsize=1, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+        atexit.register(_helper.kill)
+    return _helper
+
+
+def _reply(stream: IO[str], seconds: float | None) -> dict[str, Any]:
+    if seconds is not None and not select.select([stream], [], [], seconds)[0]:
+        raise TimeoutError
+    line = stream.readline()
+    if not line:
+        raise RuntimeError("the kitgen fork helper stopped")
+    return json.loads(line)
+
+
+def run(args: list[str], *, cwd: Path | str, env: dict[str, str] | None = None, timeout: float | None = None,
+        memory: int | None = None) -> Completed:
+    """`python -m kitgen ARGS` in a fresh process (forked), its output captured as text."""
+    helper = _started()
+    assert helper.stdin is not None and helper.stdout is not None
+    with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as err:
+        request = {"args": [str(a) for a in args], "cwd": str(cwd), "env": dict(os.environ if env is None else env),
+                   "memory": memory, "out": out.name, "err": err.name}
+        helper.stdin.write(json.dumps(request) + "\n")
+        pid = _reply(helper.stdout, 60)["pid"]
+        try:
+            done = _reply(helper.stdout, timeout)
+        except TimeoutError:
+            os.killpg(pid, signal.SIGKILL)
+            _reply(helper.stdout, 60)
+            raise subprocess.TimeoutExpired(["kitgen", *args], timeout or 0) from None
+        try:
+            os.killpg(pid, signal.SIGKILL)  # any worker the run left behind
+        except ProcessLookupError:
+            pass
+        completed = Completed(["kitgen", *args], done["code"], Path(out.name).read_text("utf-8", "replace"),
+                              Path(err.name).read_text("utf-8", "replace"))
+        completed.peak = done["peak"]
+        return completed
+
+
+if __name__ == "__main__":
+    _serve()
