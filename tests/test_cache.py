@@ -11,18 +11,18 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pypdf
+import forked
 import pytest
 
 from conftest import ACTIVITY, CONTENT, REPO, kitgen_env
 
 
 def run_build(root: Path, cache: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kitgen", "build", ACTIVITY, "--force", "-q", *extra], cwd=root,
-                          env=kitgen_env(root, KITGEN_CACHE=cache), capture_output=True, text=True, timeout=300)
+    return forked.run(["build", ACTIVITY, "--force", "-q", *extra], cwd=root, env=kitgen_env(root, KITGEN_CACHE=cache),
+                      timeout=300)
 
 
 def digests(folder: Path) -> dict[str, str]:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 
 from conftest import kitgen_env
@@ -90,9 +91,8 @@ def test_a_rebuild_draws_nothing_again_and_writes_the_same_bytes(library, tmp_pa
 
 def test_a_new_process_reads_the_cache_and_writes_the_same_bytes(library, tmp_path):
     def run(out: str) -> dict[str, str]:
-        done = subprocess.run([sys.executable, "-m", "kitgen", "build", ID, "-q", "--force", "--content", str(library),
-                               "--out", str(tmp_path / out)], env=kitgen_env(tmp_path, KITGEN_CACHE=str(tmp_path / "c")),
-                              capture_output=True, text=True, timeout=300)
+        done = forked.run(["build", ID, "-q", "--force", "--content", str(library), "--out", str(tmp_path / out)],
+                          cwd=tmp_path, env=kitgen_env(tmp_path, KITGEN_CACHE=str(tmp_path / "c")), timeout=300)
         assert done.returncode == 0, done.stderr
         return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (tmp_path / out / ID).glob("*.pdf")}
 
