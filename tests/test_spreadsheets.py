@@ -10,6 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
+import forked
 import pypdf
 import pytest
 
@@ -20,7 +21,7 @@ from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.load.spreadsheets import read_csv, read_workbook
 
-from conftest import lines_run
+from conftest import kitgen_env, lines_run
 from sheetfiles import write_ods, write_xlsx
 
 REPO = Path(__file__).resolve().parents[1]
@@ -299,3 +300,25 @@ def test_new_from_a_spreadsheet_maps_its_columns_and_builds(tmp_path: Path):
     cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)
     assert text.count("Cat") == 3 and text.count("Owl") == 1
+
+
+def test_a_teachers_sheet_of_names_without_ids_builds_and_a_repeated_name_is_located_at_its_cell(tmp_path: Path):
+    """`kitgen new animals --from animals.csv` on a sheet headed name,text,habitat: the names are the ids, the
+    build that `new` promises works, and a name written twice is reported at the second name's cell."""
+    (tmp_path / "animals.csv").write_text("name,text,habitat\nFox,Lives in woods,Forest\nCamel,Stores fat,Desert\n",
+                                          encoding="utf-8")
+    env = kitgen_env(tmp_path)
+    made = forked.run(["new", "animals", "--from", "animals.csv"], cwd=tmp_path, env=env, timeout=300)
+    assert made.returncode == 0, made.stderr
+    assert "build it with: kitgen build animals" in made.stdout
+    built = forked.run(["build", "animals"], cwd=tmp_path, env=env, timeout=300)
+    assert built.returncode == 0, built.stderr
+    cards = next((tmp_path / "output" / "animals").glob("*-cards.pdf"))
+    text = " ".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)
+    assert "Fox" in text and "Camel" in text
+    sheet = tmp_path / "content" / "animals" / "animals.csv"
+    sheet.write_text(sheet.read_text(encoding="utf-8") + "Fox,Hunts at night,Forest\n", encoding="utf-8")
+    again = forked.run(["build", "animals"], cwd=tmp_path, env=env, timeout=300)
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert again.stderr.splitlines()[0] == ("content/animals/animals.csv:4:1 (column 'name'): card id 'Fox' is also "
+                                            "the id of cards[0], expected each card id once per deck")

@@ -71,7 +71,10 @@ def _mapped_cards(table: Path) -> str:
         example = first[number] if number < len(first) else ""
         role = (f"card field {heading!r}" if heading in fields else f"data: {{{{ {heading} }}}} in a card's texts")
         lines.append(f"      #   {heading}: {role} (row 1: {str(example)[:40]!r})")
-    if "id" not in sheet.headers:
+    if "id" not in sheet.headers and "name" in sheet.headers:
+        lines.append("      # no column is headed 'id': each card's name is its id (names must differ; add a column")
+        lines.append("      # headed 'id' to choose other ids)")
+    elif "id" not in sheet.headers:
         lines.append("      # no column is headed 'id': add one (each card's id), or rename a column with")
         lines.append("      # columns: {Heading: id}")
     if "count" not in sheet.headers:

@@ -259,13 +259,13 @@ class Deck(Strict):
             object.__setattr__(self, "cards", generated_cards(self.generate, info.context))
         if not self.cards:
             raise PydanticCustomError("deck", "expected at least one card (cards or generate)")
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for index, card in enumerate(self.cards):
-            if card.id in seen:
-                raise PydanticCustomError("duplicate", "card id '{id}' appears twice (cards[{index}]), "
+            if card.id in seen:  # located at the second card's id (its YAML line or spreadsheet cell)
+                raise PydanticCustomError("duplicate", "card id '{id}' is also the id of cards[{first}], "
                                           "expected each card id once per deck",
-                                          {"id": card.id, "index": index})
-            seen.add(card.id)
+                                          {"id": card.id, "index": index, "first": seen[card.id]})
+            seen[card.id] = index
         if self.total > MAX_COUNT:
             raise PydanticCustomError("deck", "the deck has {n} cards, expected at most {limit}",
                                       {"n": f"{self.total:,}", "limit": f"{MAX_COUNT:,}"})

@@ -82,6 +82,9 @@ def _message(error: ErrorDetails, root: type[BaseModel]) -> tuple[Location, str,
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1, cutoff=0.6)
         hint = f", did you mean {close[0]!r}?" if close else (f", expected one of: {', '.join(allowed)}" if allowed else "")
         return loc, f"{where}: unknown key {loc[-1]!r}{hint}", True
+    if kind == "duplicate" and "index" in ctx and "first" in ctx:  # a deck's card id met twice: at the second
+        loc = loc + ("cards", ctx["index"], "id")
+        return loc, f"{dotted(loc)}: {error['msg']}", False
     if kind == "missing":
         return loc[:-1], f"{dotted(loc)}: missing, expected a value for {loc[-1]!r}", False
     if kind == "string_pattern_mismatch":

@@ -371,9 +371,12 @@ class _Expansion:
                 hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
                 self.problems.append(self.at(loc + ("data", d), f"{dotted(loc + ('data', d))}: no column {name!r} "
                                                                 f"in {table.shown}{hint}"))
-        if "id" not in {t[0] for t in targets if t and len(t) == 1} and "id" not in defaults:
+        named = {t[0] for t in targets if t and len(t) == 1}
+        ids_from_names = "id" not in named and "id" not in defaults and "name" in named
+        if "id" not in named and "id" not in defaults and not ids_from_names:
             self.problems.append(table.problem(table.header_row, None, f"no 'id' column; expected a column "
-                                               f"headed 'id' (each card's id), then any of: {', '.join(fields[1:])}"))
+                                               f"headed 'id' (each card's id) or 'name' (the name is then the id), "
+                                               f"then any of: {', '.join(fields[1:])}"))
         if self.problems:
             return None
         cards: list[dict[str, Any]] = []
@@ -395,6 +398,10 @@ class _Expansion:
                     card[target[0]] = _count(value) if target[0] == "count" else _text(value)
                     self._place(here + target, table, row, number)
             card.setdefault("count", 1)
+            if ids_from_names and "name" in card:  # a teacher's sheet has names, not ids: each name is its card's id
+                card["id"] = card["name"]
+                self.source.values[here + ("id",)] = self.source.values[here + ("name",)]
+                self.source.cells[here + ("id",)] = self.source.cells[here + ("name",)]
             if data or "data" in defaults:
                 card["data"] = data
                 self.source.values.setdefault(here + ("data",), self.source.values[here])
