@@ -151,7 +151,8 @@ def test_unknown_picture_name_suggests_close_ones(tmp_path: Path):
     with pytest.raises(ContentError) as caught:
         built(tmp_path, activity("- {id: A, count: 1, picture: hedgehgo}\n"))
     assert str(caught.value).endswith("decks[0].cards[0].picture: no picture named 'hedgehgo' in the OpenMoji set; "
-                                      "did you mean 'hedgehog'?")
+                                      "did you mean 'hedgehog'? (`kitgen pictures hedgehgo` lists the pictures "
+                                      "whose name has that word)")
     assert "pics.yaml:15:36: " in str(caught.value), "located at the value the author wrote"
 
 

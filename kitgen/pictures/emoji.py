@@ -7,6 +7,7 @@ import re
 import unicodedata
 from functools import lru_cache
 from pathlib import Path as FilePath
+from typing import Any
 
 from kitgen.pictures.files import Picture, PictureError
 
@@ -15,6 +16,15 @@ EMOJI_CREDIT = "Emoji: OpenMoji (openmoji.org), CC BY-SA 4.0"
 ALIASES = {"squirrel": "chipmunk", "bunny": "rabbit", "kitty": "cat", "puppy": "dog", "bug": "lady beetle",
            "ladybug": "lady beetle", "ladybird": "lady beetle", "star": "white medium star", "coin": "coin",
            "robot": "robot face", "heart": "red heart", "sun": "sun with face", "tree": "deciduous tree"}
+
+
+@lru_cache(maxsize=1)
+def _emoji_data() -> dict[str, dict[str, Any]]:
+    """The `emoji` package's names of every emoji sequence. A start-up seam: importing it takes about 0.1 s, paid
+    only by a build that names a picture or draws an emoji."""
+    import emoji
+
+    return dict(emoji.EMOJI_DATA)
 
 
 @lru_cache(maxsize=1)
@@ -79,6 +89,17 @@ def emoji_picture(key: str) -> Picture:
 
 
 def emoji_name(sequence: str) -> str:
+    """The emoji's name in lower case: Python's for one character, the emoji data's for a sequence (polar bear)
+    or for one newer than Python's Unicode tables (jellyfish)."""
+    bare = sequence.replace("\ufe0f", "")
+    try:
+        if len(bare) == 1:
+            return unicodedata.name(bare).lower()
+    except ValueError:
+        pass
+    facts = _emoji_data().get(sequence) or _emoji_data().get(bare)
+    if facts:
+        return str(facts["en"]).strip(":").replace("_", " ").lower()
     try:
         return unicodedata.name(sequence[0]).lower() if sequence else ""
     except ValueError:
@@ -103,6 +124,15 @@ def picture_names() -> dict[str, str]:
             name = _normal(emoji_name(chr(code)))
             if name:
                 names.setdefault(name, key)
+    files = _emoji_files()
+    for sequence, facts in _emoji_data().items():  # sequences (🐻‍❄️ polar bear) and emoji newer than Python's
+        found = next((k for k in (_key(sequence), _key(sequence.replace("\ufe0f", ""))) if k in files), None)
+        if found is None:
+            continue
+        for said in [facts["en"], *facts.get("alias", [])]:
+            spelled = _normal(str(said).strip(":").replace("_", " "))
+            if spelled:
+                names.setdefault(spelled, found)
     for name, key in list(names.items()):
         if name.endswith(" face") and name[:-5] not in names:
             names[name[:-5]] = key  # found as `fox` too, and offered by "did you mean"
@@ -126,15 +156,15 @@ def named_picture(name: str) -> Picture:
         if candidate in names:
             return emoji_picture(names[candidate])
     close = difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
-        "; `kitgen.render.pictures.search_pictures` lists the names"
+    search = f"`kitgen pictures {wanted.split()[0] if wanted else 'WORD'}` lists the pictures whose name has that word"
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}? ({search})" if close else f"; {search}"
     raise PictureError(f"no picture named {name!r} in the {EMOJI_SET} set{hint}")
 
 
 def search_pictures(word: str = "") -> list[tuple[str, str]]:
-    """(name, emoji) of every picture whose name contains `word`."""
-    wanted = word.lower().strip()
+    """(name, emoji) of every picture whose name contains each word of `word` (as its lookup spells it)."""
+    wanted = _normal(word).split()
     return [(name, "".join(chr(int(p, 16)) for p in key.split("-")))
-            for name, key in sorted(picture_names().items()) if wanted in name]
+            for name, key in sorted(picture_names().items()) if all(w in name for w in wanted)]
 
 
