@@ -161,6 +161,11 @@ class Form:
     digest: bytes = b""  # of everything the drawing is made from (equal digests draw alike); b"" when unknown
 
 
+DECK_MARKED = "+deck"
+"""Suffix of a face form's twin that also carries its deck's marker (the back's symbol and title), kept beside
+the face for outputs that print no backs (Cricut's Print Then Cut pictures); no page of the card file uses it."""
+
+
 @dataclass
 class Page:
     width: float

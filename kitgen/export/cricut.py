@@ -13,7 +13,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
-from kitgen.core.display import Box, Document, Item, Page, translate, Use, WHITE
+from kitgen.core.display import Box, DECK_MARKED, Document, Item, Page, translate, Use, WHITE
 from kitgen.core.files import OutputFile
 from kitgen.export.exporter import CARD_FILES, Exporter
 from kitgen.export.pdf import write_pdf
@@ -79,7 +79,9 @@ def sheets(document: Document, card_width: float, card_height: float, bleed: flo
            ) -> Iterator[tuple[CricutLayout, list[tuple[Rect, str]]]]:
     """(layout, [(cut rectangle, face form)]) for each picture: the faces of `document` in order."""
     grid = layout(card_width, card_height, bleed)
-    faces = [use.form for use in face_uses(document)]
+    # the faces with their deck's marker where the decks' backs differ: Print Then Cut prints no backs
+    faces = [use.form + DECK_MARKED if use.form + DECK_MARKED in document.forms else use.form
+             for use in face_uses(document)]
     per = len(grid.cells)
     for start in range(0, len(faces), per):
         yield grid, list(zip(grid.cells, faces[start:start + per]))

@@ -8,8 +8,8 @@ from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Callable, Hashable, Mapping, Sequence, TypeVar
 
-from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, rotate_half_turn,
-                                 Stroke, Text, translate, Use, WHITE)
+from kitgen.core.display import (BLACK, Box, Circle, Clip, DECK_MARKED, Document, Form, Group, Item, Line, Page,
+                                 rotate_half_turn, Stroke, Text, translate, Use, WHITE)
 from kitgen.core.errors import BuildError, UnprintableContent
 from kitgen.plan import back_marks, backs_rotated, CardSheet, crop_marks, cut_guides, Grid, Rect, trim_box
 from kitgen.plan.imposition import back_band, registration_rects
@@ -487,8 +487,10 @@ def render_card_sheets(
     names: dict[tuple[str, Hashable], str] = {}
     bordered = with_backs and not bleed and not style.light and _neighbours_differ(sheets, grid, back_of)
     # backs not printed: what tells the decks apart (each back's symbol and title) goes on the faces
-    unprinted_backs = backs is not None and not with_backs and len(
-        {back_of(item) for sheet in sheets for _, item in sheet.faces}) > 1
+    decks_differ = backs is not None and len({back_of(item) for sheet in sheets for _, item in sheet.faces}) > 1
+    unprinted_backs = decks_differ and not with_backs
+    # Print Then Cut prints the faces alone: each face also gets a twin with its deck's marker for those pictures
+    marked_twins = decks_differ and with_backs and style.cricut
 
     def draw(kind: str, key: Hashable, design: Design) -> list[Item]:
         drawn = DRAW[design.kind](outlined(design) if style.light else design, width, height, style, bleed)
@@ -511,6 +513,11 @@ def render_card_sheets(
                 drawn = ()
             document.forms[name] = Form(name, (-bleed, -bleed, width + bleed, height + bleed), drawn,
                                         design.label, design.stem, digest)
+            if kind == "face" and marked_twins and key in marker_of:
+                twin = design_key(design, kind, width, height, bleed, style, False, marker_of[key])
+                marked = (*drawn, *_deck_marker(marker_of[key], width, height))  # the face as drawn, and the marker
+                document.forms[name + DECK_MARKED] = Form(name + DECK_MARKED, document.forms[name].bbox, marked,
+                                                          design.label, "", twin)  # no file of its own
         where = rotate_half_turn(rect.right, rect.top) if rotated else translate(rect.x, rect.y)
         return Use(names[(kind, key)], where)
 
@@ -544,7 +551,7 @@ def render_card_sheets(
 
     back_designs: Mapping[_BackKey, Design] = backs if backs is not None else {}
     marker_of: dict[Hashable, str] = {}
-    if unprinted_backs:
+    if unprinted_backs or marked_twins:
         for sheet in sheets:
             for _, item in sheet.faces:
                 marker_of[face_key(item)] = _deck_words(back_designs[back_of(item)])
