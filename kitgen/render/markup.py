@@ -5,6 +5,7 @@ print literally and never reach ReportLab's paragraph parser as tags.
 """
 from __future__ import annotations
 
+import gettext
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, Callable
 
 import jinja2
 import jinja2.bccache
+from markupsafe import escape as markup_escape
 from jinja2.exceptions import SecurityError
 
 from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
@@ -87,6 +89,31 @@ def environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[
     return env
 
 
+class EscapedTranslations:
+    """A catalog as templates see it: a translation is text, escaped before it joins the markup a template writes
+    (a catalog's `<b>` or `&` prints as it is written); the English text, when nothing translates it, is the
+    template's own."""
+
+    def __init__(self, catalog: gettext.NullTranslations) -> None:
+        self.catalog = catalog
+
+    @staticmethod
+    def _text(found: str, *english: str) -> str:
+        return found if found in english else markup_escape(found)
+
+    def gettext(self, message: str) -> str:
+        return self._text(self.catalog.gettext(message), message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self._text(self.catalog.ngettext(singular, plural, n), singular, plural)
+
+    def pgettext(self, context: str, message: str) -> str:
+        return self._text(self.catalog.pgettext(context, message), message)
+
+    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
+        return self._text(self.catalog.npgettext(context, singular, plural, n), singular, plural)
+
+
 @lru_cache(maxsize=32)
 def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[Path, ...] = ()) -> BoundedSandbox:
 
@@ -102,7 +129,8 @@ def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple
         keep_trailing_newline=False,
     )
     # added by the i18n extension at run time, unknown to Jinja's types
-    env.install_gettext_translations(translations(language, catalogs), newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_translations(EscapedTranslations(translations(language, catalogs)),  # type: ignore[attr-defined]
+                                     newstyle=True)
     return env
 
 
