@@ -272,5 +272,94 @@ def test_check_and_list_say_which_activity_has_the_bad_language(tmp_path: Path) 
     assert listed.exit_code == 0 and "animal-habitats" in listed.output
 
 
+# --------------------------------------------------------------------------- 3. no NaN or infinity in a PDF
+
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" {size}><g {group}><rect x="1" y="1" width="{width}" height="5" '
+       'fill="#336699"/></g></svg>')
+BROKEN_SVGS = {
+    "size": SVG.format(size='width="NaN" height="10"', group="", width="5"),
+    "scale": SVG.format(size='width="10" height="10"', group='transform="scale(NaN)"', width="5"),
+    "translate": SVG.format(size='width="10" height="10"', group='transform="translate(1e400 0)"', width="5"),
+    "width": SVG.format(size='width="10" height="10"', group="", width="inf"),
+    "far": SVG.format(size='width="10" height="10"', group='transform="translate(1e25 0)"', width="5"),
+    "matrix": SVG.format(size='width="10" height="10"', group='transform="matrix(1 0 0 1 NaN 0)"', width="5"),
+    "empty": '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text x="1" y="5">hi</text></svg>',
+}
+
+
+def picture_library(tmp_path: Path, svgs: dict[str, str]) -> Path:
+    folder = tmp_path / "content" / "sorting"
+    folder.mkdir(parents=True)
+    cards = "".join(f"      - {{id: {name}, count: 1, caption: {name}, image: {name}.svg}}\n" for name in svgs)
+    (folder / "activity.yaml").write_text(BASE.replace("      - {id: a, count: 2, caption: One}\n", cards),
+                                          encoding="utf-8")
+    for name, text in svgs.items():
+        (folder / f"{name}.svg").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_svgs_with_non_finite_numbers_are_refused_located_and_no_pdf_is_written(tmp_path: Path) -> None:
+    # before: a NaN size, scale or matrix wrote `nan` into the content stream (a corrupt PDF, exit 0), an
+    # infinite width or a far translate was `internal error: ValueError: _fp_one failed`, a text-only SVG
+    # printed an empty picture
+    folder = picture_library(tmp_path, BROKEN_SVGS)
+    lines = refused(kitgen(folder, "build", "sorting", "--content", "content"))
+    located = {line.split("decks[0].cards[")[1].split("]")[0]: line for line in lines if "decks[0].cards[" in line}
+    assert sorted(located) == [str(n) for n in range(len(BROKEN_SVGS))], lines
+    for number, name in enumerate(BROKEN_SVGS):
+        line = located[str(number)]
+        assert line.startswith("content/sorting/activity.yaml:") and f"'{name}.svg' cannot be printed" in line
+    assert "its size is nan" in located["0"] and "not a finite number" in located["1"]
+    assert "not a finite number" in located["2"] and "not a finite number" in located["3"]
+    assert "expected at most 1000 times its size" in located["4"] and "not a finite number" in located["5"]
+    assert "nothing in it can be printed" in located["6"]
+    assert not (folder / "output").exists()
+
+
+def test_a_good_svg_still_prints(tmp_path: Path) -> None:
+    good = SVG.format(size='width="10" height="10"', group='transform="translate(2 1) scale(0.5)"', width="5")
+    folder = picture_library(tmp_path, {"good": good})
+    assert kitgen(folder, "build", "sorting", "--content", "content").returncode == 0
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, 1e30])
+def test_the_pdf_exporter_refuses_a_number_no_pdf_can_hold(bad: float) -> None:
+    from kitgen.core.display import Document, Image, Page, Path as PathItem, Stroke, Text
+    from kitgen.core.errors import BuildError
+    from kitgen.export.pdf import fp_str, write_pdf
+    from kitgen.fonts.registry import REGULAR
+
+    assert fp_str(1.5, -2, 0.25) == "1.5 -2 .25"
+    for items in ([PathItem((("m", 0.0, 0.0), ("l", bad, 1.0)), Stroke())],
+                  [PathItem((("m", 0.0, 0.0), ("l", 1.0, 1.0)), Stroke(width=bad))],
+                  [Text(bad, 10.0, "x", REGULAR, 10.0)]):
+        with pytest.raises(BuildError, match="no PDF can hold"):
+            write_pdf(Document("t", [Page(200.0, 200.0, items)]), keep=False)
+    with pytest.raises(BuildError, match="no PDF can hold"):
+        write_pdf(Document("t", [Page(bad, 200.0, [])]), keep=False)
+    with pytest.raises(BuildError, match="no PDF can hold"):
+        write_pdf(Document("t", [Page(200.0, 200.0, [Image(bad, 0.0, 10.0, 10.0, b"", "p")])]), keep=False)
+
+
+@pytest.mark.parametrize("profile, expected", [
+    ('{"room": {"back_offset_mm": [NaN, 0]}}', "NaN is not a number of mm"),
+    ('{"room": {"back_offset_mm": [Infinity, 0]}}', "Infinity is not a number of mm"),
+    ('{"room": {"back_offset_mm": [1e400, 0]}}', "two numbers of mm between -20 and 20, got [inf, 0]"),
+    ('{"room": {"back_offset_mm": [1]}}', "printer 'room': back_offset_mm: expected [X, Y]"),
+    ('{"room": {"back_offset_mm": [25, 0]}}', "between -20 and 20, got [25, 0]"),
+    ('{"room": {"back_offset_mm": [true, 0]}}', "expected [X, Y]"),
+    ('{"room": 5}', "printer 'room': expected {\"back_offset_mm\": [X, Y]}, got 5"),
+    ('[1]', "expected printer profiles as"),
+    ("[" * 100_000, "values nest too deep"),
+])
+def test_a_printer_profile_kitgen_cannot_use_names_the_file(tmp_path: Path, profile: str, expected: str) -> None:
+    folder = sorting_library(tmp_path)
+    (folder / "printers.json").write_text(profile, encoding="utf-8")  # kitgen_env points KITGEN_CONFIG here
+    for command in (["build", "sorting", "--lang", "en", "--printer", "room", "--content", "content"],
+                    ["printer", "list"]):
+        refused(kitgen(folder, *command), f"{folder / 'printers.json'}: ", expected)
+    assert not (folder / "output").exists()
+
+
 # keep the imports used by later sections
-_ = (math, re, ContentError)
+_ = (re, ContentError)
