@@ -361,5 +361,55 @@ def test_a_printer_profile_kitgen_cannot_use_names_the_file(tmp_path: Path, prof
     assert not (folder / "output").exists()
 
 
+# --------------------------------------------------------------------------- 4. templates and kitgen.toml
+
+
+def test_a_template_too_big_is_refused_before_jinja_reads_it(tmp_path: Path) -> None:
+    from kitgen.jinja.lookup import MAX_TEMPLATE_BYTES
+
+    folder = sorting_library(tmp_path)
+    templates = folder / "content" / "sorting" / "templates"
+    templates.mkdir()
+    face = (REPO / "templates" / "card-face.xml.j2").read_text(encoding="utf-8")
+    (templates / "card-face.xml.j2").write_text(face + "{# " + "x" * MAX_TEMPLATE_BYTES + " #}", encoding="utf-8")
+    size = (templates / "card-face.xml.j2").stat().st_size
+    refused(kitgen(folder, "build", "sorting", "--lang", "en", "--content", "content", memory=800_000_000),
+            f"content/sorting/templates/card-face.xml.j2: the template is {size:,} bytes, expected at most "
+            f"{MAX_TEMPLATE_BYTES:,}")
+    # in a batch the warm-up skips it and each edition that uses it fails, located; the index is written
+    result = kitgen(folder, "build", "--all", "--content", "content")
+    refused(result, "sorting (en edition): content/sorting/templates/card-face.xml.j2: the template is")
+    assert (folder / "output" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("settings, expected", [
+    ("a = " + "[" * 40_000 + "]" * 40_000 + "\n", "kitgen.toml:1:1: values nest more than 4 deep"),
+    ("a = {" + "b = {" * 10_000 + "}" * 10_001 + "\n", "kitgen.toml:1:1: values nest more than 4 deep"),
+    ('paper = "a4"\n' + "x." * 40_000 + "y = 1\n", "kitgen.toml:2:1: dotted key 'x.x.x."),
+    ("# " + "x" * 100_001 + "\n", "kitgen.toml: the settings file is 100,004 bytes, expected at most 100,000"),
+])
+def test_a_settings_file_too_deep_or_too_big_is_refused_cleanly(tmp_path: Path, settings: str, expected: str) -> None:
+    # before: internal error: RecursionError, or minutes spent on 50,000 dotted keys (a hang guard here)
+    folder = sorting_library(tmp_path)
+    (folder / "kitgen.toml").write_text(settings, encoding="utf-8")
+    refused(kitgen(folder, "build", "sorting", "--lang", "en", "--content", "content"), expected)
+
+
+def test_plain_settings_with_brackets_in_strings_and_comments_still_load(tmp_path: Path) -> None:
+    from kitgen.app.settings import load_settings
+
+    (tmp_path / "content").mkdir()
+    (tmp_path / "kitgen.toml").write_text('paper = "letter"  # [[[[[[ {{{{{{\nlanguages = ["en", "ro"]\n'
+                                          'card_size = "[[[[[["\n', encoding="utf-8")
+    from kitgen.core.errors import UsageError
+
+    with pytest.raises(UsageError, match="card_size") as error:
+        load_settings(tmp_path / "content")
+    assert "nest" not in str(error.value)
+    (tmp_path / "kitgen.toml").write_text('paper = "letter"  # [[[[[[\nlanguages = [\n  "en",\n  "ro",\n]\n',
+                                          encoding="utf-8")
+    assert load_settings(tmp_path / "content") == {"paper": "letter", "languages": ["en", "ro"]}
+
+
 # keep the imports used by later sections
 _ = (re, ContentError)

@@ -18,7 +18,7 @@ from jinja2.exceptions import SecurityError
 
 from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
 from kitgen.core.cache import cache_file, keep, recall
-from kitgen.core.errors import BuildError, UnprintableContent
+from kitgen.core.errors import BuildError, KitgenError, UnprintableContent
 from kitgen.jinja.lookup import resolve_template
 from kitgen.locale import translations
 
@@ -140,8 +140,8 @@ def compile_templates(template_dirs: tuple[Path, ...]) -> None:
     for name in env.list_templates(filter_func=lambda name: name.endswith(".j2")):
         try:
             env.get_template(name)
-        except jinja2.TemplateError:
-            pass  # a broken template is reported, with its line, by the build that uses it
+        except (jinja2.TemplateError, KitgenError):
+            pass  # a broken template (or one too big) is reported, with its line, by the build that uses it
 
 
 def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.Element:
