@@ -411,5 +411,43 @@ def test_plain_settings_with_brackets_in_strings_and_comments_still_load(tmp_pat
     assert load_settings(tmp_path / "content") == {"paper": "letter", "languages": ["en", "ro"]}
 
 
+# --------------------------------------------------------------------------- 5. located, never internal
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("{% for i in range(10**9) %}{% endfor %}", "template error: Range too big"),
+    ("{{ 1 / 0 }}", "template error: division by zero"),
+    ("{{ 'x' * 'y' }}", "template error: can't multiply sequence"),
+])
+def test_a_template_that_fails_as_it_runs_is_located(tmp_path: Path, code: str, expected: str) -> None:
+    # before: internal error: OverflowError (exit 1)
+    folder = sorting_library(tmp_path)
+    templates = folder / "content" / "sorting" / "templates"
+    templates.mkdir()
+    face = (REPO / "templates" / "card-face.xml.j2").read_text(encoding="utf-8")
+    (templates / "card-face.xml.j2").write_text(code + face, encoding="utf-8")
+    refused(kitgen(folder, "build", "sorting", "--lang", "en", "--content", "content"),
+            f"content/sorting/templates/card-face.xml.j2:1: {expected}")
+
+
+@pytest.mark.parametrize("name", ["con", "nul", "aux", "prn", "com1", "lpt9"])
+def test_an_id_windows_cannot_name_a_folder_is_refused(tmp_path: Path, name: str) -> None:
+    folder = tmp_path / "content" / name
+    folder.mkdir(parents=True)
+    (folder / "activity.yaml").write_text(BASE.replace("id: sorting", f"id: {name}"), encoding="utf-8")
+    refused(kitgen(tmp_path, "build", name, "--content", "content"),
+            f"content/{name}/activity.yaml:1:5: id: '{name}' names a device on Windows")
+    assert not (tmp_path / "output").exists()
+
+
+def test_ids_that_only_start_like_a_device_are_fine() -> None:
+    from kitgen.load.model import Activity
+
+    for name in ("console", "com10", "nul-game", "auxiliary"):
+        data = {"id": name, "title": "T", "purpose": "P", "category": "C", "players": 2, "minutes": 10,
+                "rules": {"prepare": "a", "play": "b"}}
+        assert Activity.model_validate(data).id == name
+
+
 # keep the imports used by later sections
 _ = (re, ContentError)

@@ -171,6 +171,12 @@ def template_text(env: jinja2.Environment, name: str, **context: Any) -> str:
     except jinja2.TemplateNotFound as error:
         folders = env.loader.searchpath if isinstance(env.loader, jinja2.FileSystemLoader) else []
         raise BuildError(f"template {error.name!r} not found in {', '.join(folders)}") from None
+    except KitgenError:
+        raise
+    except (ArithmeticError, LookupError, TypeError, ValueError) as error:  # range(10**9), 1/0, [][5], ...
+        what = str(error).rstrip(".")
+        raise UnprintableContent(f"{_template_location(error, name)}: template error: {what}, expected a template "
+                                 "that computes its text without error") from None
     return text
 
 
