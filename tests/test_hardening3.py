@@ -143,6 +143,8 @@ def test_a_plural_keeps_its_placeholders_in_every_form() -> None:
     assert list(string_problems(english, "%(num)d carte", None)) == []
     [problem] = string_problems(english, "o carte", None)
     assert "expected exactly those of the English text: %(num)d" in problem
+    # an English singular without the number: the translation's forms may hold it (the plural's are wanted)
+    assert list(string_problems(("one card", "%(num)d cards"), "%(num)d cărți", None)) == []
 
 
 def test_text_format_reads_placeholders_as_python_does() -> None:
@@ -191,9 +193,10 @@ def test_plural_forms_are_checked_before_the_catalog_is_parsed(tmp_path: Path) -
 
 
 def test_a_catalog_too_big_is_refused_unread(tmp_path: Path) -> None:
-    folder = sorting_library(tmp_path, entry("Prepare", "Pregătire") + "# " + "x" * MAX_CATALOG_BYTES + "\n")
+    folder = sorting_library(tmp_path, entry("Prepare", "Pregătire") + "# " + "x" * (3 * MAX_CATALOG_BYTES) + "\n")
+    size = (folder / "locale" / "ro.po").stat().st_size
     refused(kitgen(folder, "build", "sorting", "--lang", "ro", "--content", "content"),
-            "locale/ro.po:1:1: the catalog is ", f"bytes, expected at most {MAX_CATALOG_BYTES:,}")
+            f"locale/ro.po:1:1: the catalog is {size:,} bytes, expected at most {MAX_CATALOG_BYTES:,}")
 
 
 def test_every_problem_of_a_catalog_is_listed_at_once(tmp_path: Path) -> None:
@@ -283,6 +286,8 @@ BROKEN_SVGS = {
     "width": SVG.format(size='width="10" height="10"', group="", width="inf"),
     "far": SVG.format(size='width="10" height="10"', group='transform="translate(1e25 0)"', width="5"),
     "matrix": SVG.format(size='width="10" height="10"', group='transform="matrix(1 0 0 1 NaN 0)"', width="5"),
+    "stroke": ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect x="1" y="1" width="5" '
+               'height="5" fill="none" stroke="#000" stroke-width="1e400"/></svg>'),
     "empty": '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text x="1" y="5">hi</text></svg>',
 }
 
@@ -312,7 +317,7 @@ def test_svgs_with_non_finite_numbers_are_refused_located_and_no_pdf_is_written(
     assert "its size is nan" in located["0"] and "not a finite number" in located["1"]
     assert "not a finite number" in located["2"] and "not a finite number" in located["3"]
     assert "expected at most 1000 times its size" in located["4"] and "not a finite number" in located["5"]
-    assert "nothing in it can be printed" in located["6"]
+    assert "not a finite number" in located["6"] and "nothing in it can be printed" in located["7"]
     assert not (folder / "output").exists()
 
 
