@@ -381,9 +381,14 @@ def test_a_template_too_big_is_refused_before_jinja_reads_it(tmp_path: Path) -> 
     refused(kitgen(folder, "build", "sorting", "--lang", "en", "--content", "content", memory=800_000_000),
             f"content/sorting/templates/card-face.xml.j2: the template is {size:,} bytes, expected at most "
             f"{MAX_TEMPLATE_BYTES:,}")
-    # in a batch the warm-up skips it and each edition that uses it fails, located; the index is written
+    # in the library's templates a batch's warm-up skips it and each edition that uses it fails, located; the
+    # index is written
+    (templates / "card-face.xml.j2").unlink()
+    (folder / "templates").mkdir()
+    (folder / "templates" / "card-back.xml.j2").write_text("{# " + "x" * MAX_TEMPLATE_BYTES + " #}", encoding="utf-8")
     result = kitgen(folder, "build", "--all", "--content", "content")
-    refused(result, "sorting (en edition): content/sorting/templates/card-face.xml.j2: the template is")
+    refused(result, "sorting (en edition): templates/card-back.xml.j2: the template is",
+            "sorting (ro edition): templates/card-back.xml.j2: the template is")
     assert (folder / "output" / "index.html").is_file()
 
 
