@@ -12,10 +12,10 @@ from kitgen.app.index import thumbnail
 from kitgen.app.report import ActivityReport
 from kitgen.core.errors import describe_os_error, KitgenError
 from kitgen.core.files import kit_folder_name
-from kitgen.load.editions import edition_languages, editions
+from kitgen.load.editions import edition_file, edition_languages, editions
 from kitgen.load.library import Library, refuse_outside, refuse_shared_folder
 from kitgen.load.yaml_source import read_yaml
-from kitgen.plan.options import BuildOptions
+from kitgen.plan.options import LANGUAGE_CODE, BuildOptions
 from kitgen.write.fresh import fresh_results, read_manifest
 
 if TYPE_CHECKING:
@@ -59,8 +59,9 @@ def _editions(files: dict[str, Path], stale: list[str]) -> list[Edition]:
         except KitgenError:
             languages = [None]
         for language in languages:
-            overlay = path.with_suffix(f".{language}{path.suffix}")
-            cost = path.stat().st_size + (overlay.stat().st_size if language and overlay.is_file() else 0)
+            # a language that is no code (`language: ../x`) names no overlay: its worker reports it, located
+            overlay = edition_file(path, language) if language and LANGUAGE_CODE.fullmatch(language) else None
+            cost = path.stat().st_size + (overlay.stat().st_size if overlay and overlay.is_file() else 0)
             units.append(Edition(activity_id, language, cost))
     return sorted(units, key=lambda unit: -unit.cost)
 

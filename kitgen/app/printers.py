@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -26,15 +27,50 @@ def parse_offset(text: str) -> tuple[float, float]:
     return float(match[1]), float(match[2])
 
 
+MAX_CONFIG_BYTES = 1_000_000
+MAX_OFFSET_MM = 20.0  # the range of --back-offset
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number of mm")
+
+
+def _profile_problem(profile: object) -> str | None:
+    """What is wrong with one profile, or None: `{"back_offset_mm": [X, Y]}`, two finite mm within the range."""
+    if not isinstance(profile, dict) or "back_offset_mm" not in profile:
+        return f"expected {{\"back_offset_mm\": [X, Y]}}, got {profile!r:.80}"
+    pair = profile["back_offset_mm"]
+    if not (isinstance(pair, list) and len(pair) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                    and abs(v) <= MAX_OFFSET_MM for v in pair)):
+        return (f"back_offset_mm: expected [X, Y], two numbers of mm between {-MAX_OFFSET_MM:g} and "
+                f"{MAX_OFFSET_MM:g}, got {pair!r:.80}")
+    return None
+
+
 def load_printers() -> dict[str, dict[str, Any]]:
+    """The saved profiles, each checked: a file kitgen cannot use is named with what is wrong (exit 2)."""
     path = config_file()
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise UsageError(f"{path}: the printer profiles file is {path.stat().st_size:,} bytes, expected at "
+                             f"most {MAX_CONFIG_BYTES:,}")
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        raise UsageError(f"{path}: cannot read printer profiles (values nest too deep), expected "
+                         f"{{\"NAME\": {{\"back_offset_mm\": [X, Y]}}}}") from None
     except (OSError, ValueError) as error:
         raise UsageError(f"{path}: cannot read printer profiles ({error})") from None
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected printer profiles as {{\"NAME\": {{\"back_offset_mm\": [X, Y]}}}}, "
+                         f"got {type(data).__name__}")
+    for name, profile in data.items():
+        problem = _profile_problem(profile)
+        if problem:
+            raise UsageError(f"{path}: printer {name!r}: {problem}")
+    return data
 
 
 def save_printer(name: str, back_offset_mm: tuple[float, float]) -> Path:

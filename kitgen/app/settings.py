@@ -42,6 +42,42 @@ def template() -> str:
     return "\n".join(lines)
 
 
+MAX_SETTINGS_BYTES = 100_000  # the template kitgen writes is about 3 kB
+MAX_NESTING = 4  # a list of values is 1 deep; no setting is a table
+_DOTTED_KEY = re.compile(r"^[ \t]*[A-Za-z0-9_\-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_\-]+)+[ \t]*=", re.M)
+
+
+def _shape_problem(text: str) -> tuple[int, str] | None:
+    """(line, what is wrong) when the file is not the flat `key = value` list settings are, found before TOML
+    is parsed (a TOML reader takes minutes over 50,000 dotted keys and recurses over deep nesting), or None."""
+    dotted = _DOTTED_KEY.search(text)
+    if dotted:
+        return (text.count("\n", 0, dotted.start()) + 1,
+                f"dotted key {dotted.group(0).strip().rstrip('=').strip()[:40]!r}: settings are plain key = value "
+                "lines, expected a key such as paper")
+    depth, quote, line = 0, "", 1
+    for index, char in enumerate(text):
+        if char == "\n":
+            line += 1
+            quote = ""  # a comment ends here (and a one-line string cannot go on: TOML reports it)
+        elif quote == "#":
+            continue
+        elif quote:
+            if char == quote and text[index - 1] != "\\":
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line, f"values nest more than {MAX_NESTING} deep, expected plain key = value lines"
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        elif char == "#":
+            quote = "#"  # a comment, to the end of the line
+    return None
+
+
 def _problem(path: Path, message: str) -> UsageError:
     return UsageError(f"{path}: {message}")
 
@@ -51,13 +87,27 @@ def load_settings(content: Path) -> dict[str, object]:
     file's folder; {} when there is no settings file."""
     path = settings_file(content)
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_SETTINGS_BYTES:
+            raise _problem(path, f"the settings file is {size:,} bytes, expected at most {MAX_SETTINGS_BYTES:,}")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_SETTINGS_BYTES + 1)
+        if len(raw) > MAX_SETTINGS_BYTES:
+            raise _problem(path, f"the settings file is over {MAX_SETTINGS_BYTES:,} bytes, expected at most "
+                                 f"{MAX_SETTINGS_BYTES:,}")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as error:
         raise _problem(path, f"cannot be read: {error}") from None
+    shape = _shape_problem(text)
+    if shape:
+        line, message = shape
+        raise UsageError(f"{path}:{line}:1: {message}")
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise _problem(path, "values nest too deep, expected plain key = value lines") from None
     except tomllib.TOMLDecodeError as error:
         where = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))

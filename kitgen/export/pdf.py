@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Protocol
 from weakref import WeakKeyDictionary
 
-from reportlab.lib.rl_accel import fp_str
+from reportlab.lib.rl_accel import fp_str as _reportlab_fp_str
 
 from kitgen.core.cache import Shelf
 from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
@@ -35,6 +35,20 @@ ReportLabCanvas = Any
 TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
 CANVAS_INTERNALS = ("_code", "_formData", "_preamble", "_restartAccumulators", "_doc", "_escape", "_pageCompression",
                     "pop_state_stack", "_setXObjects", "_extgstate")
+
+
+def fp_str(*numbers: float) -> str:
+    """Numbers as a content stream writes them; the last guard against a number no PDF reader can read: NaN
+    or an infinity (ReportLab writes `nan`, `inf`) or one too large for it is a BuildError, never a corrupt
+    file. (Content is refused before, located: pictures in `kitgen.pictures`, options in `kitgen.plan`.)"""
+    try:
+        text = _reportlab_fp_str(*numbers)
+    except ValueError:  # "number too large"
+        text = "n"
+    if "n" in text:  # `nan` and `inf`: a finite number is written with digits, '.' and '-' only
+        raise BuildError(f"a drawing holds a number no PDF can hold ({', '.join(map(repr, numbers))}), expected "
+                         "finite numbers of sensible size")
+    return text
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -137,6 +151,7 @@ def _written(document: Document, kept: bool) -> bytes:
         painter = _Painter(canvas, document.forms, streams)
         painter.fix_glyph_codes(document)
         for page in document.pages:
+            fp_str(page.width, page.height, *(n for box in page.boxes.values() if box for n in box))
             canvas.setPageSize((page.width, page.height))
             for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
                 canvas.setCropBox(page.boxes.get(name), name=name)
@@ -175,8 +190,6 @@ def _path(kind: str, *args: float) -> str:
 
 
 def _segments(segments: Iterable[Segment]) -> str:
-    from reportlab.lib.rl_accel import fp_str
-
     operators = {"m": "m", "l": "l", "c": "c", "h": "h"}
     parts = []
     for segment in segments:
@@ -361,6 +374,7 @@ class _Painter:
     def image(self, item: Image) -> None:
         from reportlab.lib.utils import ImageReader
 
+        fp_str(item.x, item.y, item.width, item.height)
         try:
             picture = ImageReader(io.BytesIO(item.data))
             self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
@@ -390,8 +404,6 @@ class _Painter:
         return self.shared[items]
 
     def use(self, item: Use) -> None:
-        from reportlab.lib.rl_accel import fp_str
-
         if item.form not in self.defined:
             self.define(self.forms[item.form])
         with self.saved():
@@ -458,6 +470,7 @@ class _Painter:
             self.add_form(form.name, form.bbox, content)
             return
         state, self.state = self.state, {}
+        fp_str(*form.bbox)
         self.canvas.beginForm(form.name, *form.bbox)
         self.draw(form.items)
         own = any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
@@ -551,7 +564,6 @@ def _card_form_class() -> Callable[..., _CardForm]:
     """A form XObject whose dictionary is written from one template: a sheet file of 2,000 distinct cards
     holds 2,000 forms, and ReportLab formats each through a dozen generic objects (same bytes, faster)."""
     from reportlab import rl_config
-    from reportlab.lib.rl_accel import fp_str
     from reportlab.pdfbase.pdfdoc import PDFFormXObject, format as pdf_format
 
     class CardForm(PDFFormXObject):

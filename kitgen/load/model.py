@@ -21,6 +21,7 @@ MAX_MAT_SIDE = parse_length("2000mm")  # a mat's width and height, before it is 
 MAX_HAND = 100  # cards in one worked hand
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
+RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)), *(f"lpt{n}" for n in range(10))})
 
 
 def _positive_int(value: Any) -> int:
@@ -532,6 +533,14 @@ class Activity(Strict):
     record_sheets: list[RecordSheet] = []
     host_key: HostKey = HostKey()
     _cards: dict[str, CardKind] = PrivateAttr(default_factory=dict)  # card id → its first card kind
+
+    @field_validator("id")
+    @classmethod
+    def _folder_name(cls, value: str) -> str:
+        if value in RESERVED_NAMES:  # the kit folder's name: Windows has no folder called con, nul, aux...
+            raise PydanticCustomError("reserved", "'{id}' names a device on Windows, not a folder; expected another "
+                                      "id, such as '{id}-game'", {"id": value})
+        return value
 
     @field_validator("slips", "boards", "player_aids", "record_sheets")
     @classmethod

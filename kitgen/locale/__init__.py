@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
 
-from kitgen.core.errors import UsageError
+from kitgen.core.errors import ContentError, Problem, UsageError, display_path
+from kitgen.locale.checks import (FILE_NAME_CONTEXT, MAX_CATALOG_BYTES, distinct_file_words, header_problems,
+                                  size_problem, string_line, string_problems)
 
 LOCALE_DIR = Path(__file__).resolve().parent
 DOMAIN = "kitgen"
@@ -28,15 +31,21 @@ def library_locale(content: Path | None) -> tuple[Path, ...]:
     return (Path(content).parent / "locale",) if content is not None else ()
 
 
+_LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:_[A-Za-z0-9]{2,8})?")
+
+
 def catalog_candidates(folder: Path, language: str) -> list[Path]:
+    """Where a catalog for `language` may be in `folder`; none for a text that is no language code (`../x`)."""
+    if not _LANGUAGE.fullmatch(language):
+        return []
     return [folder / f"{language}.po", folder / language / "LC_MESSAGES" / f"{DOMAIN}.po"]
 
 
 def catalog_files(language: str, folders: tuple[Path, ...] = ()) -> list[Path]:
     """Every catalog for `language`, the library's before kitgen's own."""
     found = [path for folder in folders for path in catalog_candidates(folder, language) if path.is_file()]
-    own = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    return found + ([own] if own.is_file() else [])
+    own = catalog_candidates(LOCALE_DIR, language)[1:]
+    return found + [path for path in own if path.is_file()]
 
 
 def available_languages(folders: tuple[Path, ...] = ()) -> list[str]:
@@ -57,13 +66,47 @@ def missing_catalog(language: str, folders: tuple[Path, ...] = ()) -> str | None
 
 
 def _read(path: Path, language: str) -> Catalog:
+    """The catalog at `path`, checked as it is read (`kitgen.locale.checks`): every problem located, exit 2."""
     from babel.messages.pofile import read_po
 
+    shown = display_path(path)
+    too_big = size_problem(shown, path.stat().st_size)
+    if too_big:
+        raise too_big
     with path.open("rb") as handle:
-        try:
-            return read_po(handle, locale=language if "_" not in language else None)
-        except Exception as error:  # a damaged catalog: say which file
-            raise UsageError(f"{path}: cannot read the catalog: {error}") from None
+        raw = handle.read(MAX_CATALOG_BYTES + 1)
+    too_big = size_problem(shown, len(raw))  # grew since its size was read
+    if too_big:
+        raise too_big
+    text = raw.decode("utf-8", errors="replace")
+    problems = header_problems(shown, text)
+    if problems:
+        raise ContentError(problems)
+    try:
+        catalog = read_po(io.BytesIO(raw), locale=language if "_" not in language else None)
+    except Exception as error:  # a damaged catalog: say which file
+        raise UsageError(f"{path}: cannot read the catalog: {error}") from None
+    lines = text.splitlines()
+    for message in catalog:
+        if not message.id or message.fuzzy:
+            continue  # the header, and entries a build leaves out
+        english = tuple(str(text) for text in message.id) if isinstance(message.id, (tuple, list)) else \
+            (str(message.id),)
+        strings = tuple(str(text) for text in message.string) if isinstance(message.string, (tuple, list)) else \
+            (str(message.string or ""),)
+        line = string_line(lines, message.lineno or 1)
+        for string in strings:
+            if string:
+                problems += [Problem(shown, line, 1, what) for what in string_problems(english, string,
+                                                                                        message.context)]
+    if problems:
+        raise ContentError(problems)
+    return catalog
+
+
+def _file_words() -> list[str]:
+    """The English words of file names, from the template catalog."""
+    return [text for context, text in template_messages() if context == FILE_NAME_CONTEXT]
 
 
 @lru_cache(maxsize=None)
@@ -71,16 +114,27 @@ def _translations(language: str, files: tuple[tuple[str, int, int], ...]) -> get
     from babel.messages.mofile import write_mo
 
     chain: gettext.NullTranslations | None = None
+    where: dict[str, Problem] = {}  # the entry each file-name word comes from: the first catalog's that has it
     for name, _mtime, _size in files:
+        read = _read(Path(name), language)
+        for word in _file_words():
+            entry = read.get(word, context=FILE_NAME_CONTEXT)
+            if word not in where and entry is not None and entry.string and not entry.fuzzy:
+                lines = Path(name).read_text(encoding="utf-8", errors="replace").splitlines()
+                where[word] = Problem(display_path(Path(name)), string_line(lines, entry.lineno or 1), 1, "")
         buffer = io.BytesIO()
-        write_mo(buffer, _read(Path(name), language))  # fuzzy and empty entries are left out
+        write_mo(buffer, read)  # fuzzy and empty entries are left out
         buffer.seek(0)
         catalog = gettext.GNUTranslations(buffer)
         if chain is None:
             chain = catalog
         else:
             chain.add_fallback(catalog)
-    return chain or gettext.NullTranslations()
+    chain = chain or gettext.NullTranslations()
+    clashes = distinct_file_words({word: chain.pgettext(FILE_NAME_CONTEXT, word) for word in _file_words()}, where)
+    if clashes:
+        raise ContentError(clashes)
+    return chain
 
 
 def _versions(files: list[Path]) -> tuple[tuple[str, int, int], ...]:

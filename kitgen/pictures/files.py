@@ -126,7 +126,7 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
 
 def svg_size(data: bytes, reference: str) -> tuple[float, float]:
     """The drawing size of an SVG file, after parsing it (a file that is not SVG is refused)."""
-    from kitgen.pictures.svg import svg_drawing
+    from kitgen.pictures.svg import svg_drawing, svg_problem
 
     try:
         drawing = svg_drawing(data)
@@ -134,4 +134,10 @@ def svg_size(data: bytes, reference: str) -> tuple[float, float]:
         raise PictureError(f"{reference!r} is not a readable SVG picture ({error})") from None
     if drawing.width <= 0 or drawing.height <= 0:
         raise PictureError(f"{reference!r} is an SVG picture without a size (width, height or viewBox)")
+    try:
+        problem = svg_problem(data)
+    except Exception as error:  # svglib's shapes can hold anything: never an internal error
+        problem = f"it cannot be drawn ({error})"
+    if problem:
+        raise PictureError(f"{reference!r} cannot be printed: {problem}")
     return float(drawing.width), float(drawing.height)

@@ -171,3 +171,32 @@ def svg_items(data: bytes, name: str, line_only: bool = False) -> tuple[tuple[It
     return tuple(items), float(drawing.width), float(drawing.height)
 
 
+
+
+MAX_REACH = 1_000  # how far, in drawing sizes, a shape may reach from the drawing's origin
+
+
+def svg_problem(data: bytes) -> str | None:
+    """What makes a parsed SVG unprintable, or None: a size or a coordinate that is not a finite number (NaN
+    or infinite, from a size, a `transform` or a point: it would reach the PDF as `nan`), a shape absurdly far
+    from the drawing, or nothing drawn at all."""
+    drawing = _drawing(data)
+    width, height = float(drawing.width), float(drawing.height)
+    if not (math.isfinite(width) and math.isfinite(height)):
+        return f"its size is {width:g} × {height:g}, expected finite numbers (a width, height or viewBox)"
+    items, _width, _height = svg_items(data, "")
+    reach = MAX_REACH * max(width, height)
+    for item in items:
+        assert isinstance(item, Path)  # the walk makes paths only
+        numbers = [n for segment in item.segments for n in segment[1:]]
+        numbers += [item.stroke.width] if item.stroke else []
+        for number in numbers:
+            if not math.isfinite(number):
+                return ("a shape's coordinate or line width is not a finite number (from a transform, a size or a "
+                        "point), expected numbers")
+            if abs(number) > reach:
+                return (f"a shape reaches {abs(number):g} units from the origin of a drawing {width:g} × "
+                        f"{height:g}, expected at most {MAX_REACH} times its size")
+    if not items:
+        return "nothing in it can be printed (kitgen draws paths and shapes, not text or pictures inside an SVG)"
+    return None

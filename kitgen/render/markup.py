@@ -5,6 +5,7 @@ print literally and never reach ReportLab's paragraph parser as tags.
 """
 from __future__ import annotations
 
+import gettext
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from pathlib import Path
@@ -12,11 +13,12 @@ from typing import Any, Callable
 
 import jinja2
 import jinja2.bccache
+from markupsafe import escape as markup_escape
 from jinja2.exceptions import SecurityError
 
 from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
 from kitgen.core.cache import cache_file, keep, recall
-from kitgen.core.errors import BuildError, UnprintableContent
+from kitgen.core.errors import BuildError, KitgenError, UnprintableContent
 from kitgen.jinja.lookup import resolve_template
 from kitgen.locale import translations
 
@@ -87,6 +89,31 @@ def environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[
     return env
 
 
+class EscapedTranslations:
+    """A catalog as templates see it: a translation is text, escaped before it joins the markup a template writes
+    (a catalog's `<b>` or `&` prints as it is written); the English text, when nothing translates it, is the
+    template's own."""
+
+    def __init__(self, catalog: gettext.NullTranslations) -> None:
+        self.catalog = catalog
+
+    @staticmethod
+    def _text(found: str, *english: str) -> str:
+        return found if found in english else markup_escape(found)
+
+    def gettext(self, message: str) -> str:
+        return self._text(self.catalog.gettext(message), message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self._text(self.catalog.ngettext(singular, plural, n), singular, plural)
+
+    def pgettext(self, context: str, message: str) -> str:
+        return self._text(self.catalog.pgettext(context, message), message)
+
+    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
+        return self._text(self.catalog.npgettext(context, singular, plural, n), singular, plural)
+
+
 @lru_cache(maxsize=32)
 def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple[Path, ...] = ()) -> BoundedSandbox:
 
@@ -102,7 +129,8 @@ def _environment(template_dirs: tuple[Path, ...], language: str, catalogs: tuple
         keep_trailing_newline=False,
     )
     # added by the i18n extension at run time, unknown to Jinja's types
-    env.install_gettext_translations(translations(language, catalogs), newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_translations(EscapedTranslations(translations(language, catalogs)),  # type: ignore[attr-defined]
+                                     newstyle=True)
     return env
 
 
@@ -112,8 +140,8 @@ def compile_templates(template_dirs: tuple[Path, ...]) -> None:
     for name in env.list_templates(filter_func=lambda name: name.endswith(".j2")):
         try:
             env.get_template(name)
-        except jinja2.TemplateError:
-            pass  # a broken template is reported, with its line, by the build that uses it
+        except (jinja2.TemplateError, KitgenError):
+            pass  # a broken template (or one too big) is reported, with its line, by the build that uses it
 
 
 def render_template(env: jinja2.Environment, name: str, **context: Any) -> ET.Element:
@@ -143,6 +171,12 @@ def template_text(env: jinja2.Environment, name: str, **context: Any) -> str:
     except jinja2.TemplateNotFound as error:
         folders = env.loader.searchpath if isinstance(env.loader, jinja2.FileSystemLoader) else []
         raise BuildError(f"template {error.name!r} not found in {', '.join(folders)}") from None
+    except KitgenError:
+        raise
+    except (ArithmeticError, LookupError, TypeError, ValueError) as error:  # range(10**9), 1/0, [][5], ...
+        what = str(error).rstrip(".")
+        raise UnprintableContent(f"{_template_location(error, name)}: template error: {what}, expected a template "
+                                 "that computes its text without error") from None
     return text
 
 
