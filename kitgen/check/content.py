@@ -175,9 +175,12 @@ def _set_problems(activity: Activity, source: SourceMap) -> list[Problem]:
             to = step.to or ""
             if not holders or not (to in holders or (to.split() or [""])[-1] in holders):
                 continue
-            if not isinstance(step.move, list):
-                problems.append(_located(source, where + ("steps", s, "move"),
-                                         f"cards laid down in {to} are named (move: [5♥, 6♣, 7♠]), so the set can be checked"))
+            if not isinstance(step.move, list):  # counted, not named: whole sets at least
+                size = activity.host_key.scoring.size if activity.host_key.scoring else 1
+                laid = sum(step.move.values())
+                if laid % size:
+                    problems.append(_located(source, where + ("steps", s, "move"),
+                                             f"{laid} cards laid down in {to}, expected whole sets of {size}"))
                 continue
             cards = [card for card in (activity.card(c) for c in step.move) if card is not None]
             if len(cards) != len(step.move):

@@ -60,7 +60,8 @@ class Replay:
         """`Mia: 2 metal, 0 glass, 1 plastic · pile: 3 cards`, the holders the walkthrough shows."""
         parts = []
         for holder, counts in holders:
-            parts.append(f"{holder}: " + ", ".join(self.label(name, n) for name, n in counts) if counts
+            shown = [(name, n) for name, n in counts if n or name not in self.cards]  # no "0 C1": a card is gone
+            parts.append(f"{holder}: " + ", ".join(self.label(name, n) for name, n in shown) if shown
                          else f"{holder}: –")
         return " · ".join(parts)
 
