@@ -51,16 +51,20 @@ class Replay:
 
     def label(self, name: str, count: int) -> str:
         """`2 metal`, `1 Worker`, `0 Workers`: the walkthrough's plural when the count is not 1; a card of
-        a deck held once is its id alone (`7♠`, not `1 7♠`)."""
-        if count == 1 and name in self.cards:
+        a deck held once and counted without a plural is its id alone (`7♠`, not `1 7♠`)."""
+        if count == 1 and self.single(name):
             return name
         return f"{count} {self.walkthrough.plurals.get(name, name) if count != 1 else name}"
+
+    def single(self, name: str) -> bool:
+        """A card named one by one (`7♠`, `C2`), not a kind counted with a plural (`Worker: Workers`)."""
+        return name in self.cards and name not in self.walkthrough.plurals
 
     def line(self, holders: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]) -> str:
         """`Mia: 2 metal, 0 glass, 1 plastic · pile: 3 cards`, the holders the walkthrough shows."""
         parts = []
         for holder, counts in holders:
-            shown = [(name, n) for name, n in counts if n or name not in self.cards]  # no "0 C1": a card is gone
+            shown = [(name, n) for name, n in counts if n or not self.single(name)]  # no "0 C1": the card is gone
             parts.append(f"{holder}: " + ", ".join(self.label(name, n) for name, n in shown) if shown
                          else f"{holder}: –")
         return " · ".join(parts)
