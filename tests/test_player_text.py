@@ -151,3 +151,16 @@ def test_the_game_rules_hold_on_the_host_key_walkthroughs_too(tmp_path):
     assert code == 2, stderr
     assert re.search(r"needle-in-a-card-stack\.yaml:\d+:\d+: host_key\.walkthroughs\[0\]\.steps\[1\]\.move: "
                      r"4 cards laid down in Ana's sets, expected whole sets of 3$", stderr, re.MULTILINE), stderr
+
+
+# --------------------------------------------------------------------------- a typed card number is noted
+
+
+def test_a_typed_number_that_repeats_a_cards_data_is_a_located_note(tmp_path):
+    content = copy(tmp_path, "junkyard-robots", ("Worker {{ cards.Worker.metal }}\n          metal,", "Worker 2\n          metal,"))
+    notes = "\n".join(build("junkyard-robots", BuildOptions(out_dir=tmp_path / "out"), Library.open(content)).quality)
+    line, column = line_of(content, "junkyard-robots", "text: \"You may build 1 robot", after="player_aids:")
+    assert re.search(rf"junkyard-robots\.yaml:{line}:{column + 6}: player_aids\[0\]\.steps\[3\]\.text: '2' after "
+                     r"'Worker' repeats the card's data \(metal: 2\); print it with \{\{ cards\.Worker\.metal \}\}",
+                     notes), notes
+    assert notes.count("repeats the card's data") == 1, notes  # the library's own texts print no such number

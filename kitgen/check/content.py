@@ -1,7 +1,8 @@
 """Content checks that go beyond the schema: references exist, host-key arithmetic follows from card data."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import re
 from typing import Iterator
 
 
@@ -102,6 +103,7 @@ class CheckedKit:
     replays: list[Replay | None]  # host_key.walkthroughs replayed (None: a walkthrough that only tells)
     examples: list[Replay | None]  # rules.example replayed (None: a paragraph, or an example that only tells)
     shown: Activity  # the activity as printed: placeholders of rules, aids, sheets and host key filled
+    notes: list[str] = field(default_factory=list)  # located notes for the quality report: typed card numbers
 
     @property
     def activity(self) -> Activity:
@@ -154,7 +156,83 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     problems += found
     if problems:
         raise ContentError(problems)
-    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked, worked, shown)
+    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked, worked, shown,
+                      typed_numbers(activity, source))
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+NEARBY = 30  # characters after a card's name in which a number is taken to be about that card
+
+
+def typed_numbers(activity: Activity, source: SourceMap) -> list[str]:
+    """A located note for each number typed into a player's text (rules, aids, record sheets) a little after
+    a card's id that equals a number of that card's data: it repeats the card, so it should be a
+    placeholder (`{{ cards.Worker.metal }}`), or it will contradict the card once the card changes."""
+    numbers: dict[str, dict[float, str]] = {}
+    for deck in activity.decks:
+        for card in deck.cards:
+            values = numbers.setdefault(card.id, {})
+            for key, value in card.data.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    values.setdefault(float(value), key)
+    ids = sorted((i for i, v in numbers.items() if v and len(i) > 1 and not i.isdigit()), key=len, reverse=True)
+    if not ids:
+        return []
+    named = re.compile(r"(?<!\w)(" + "|".join(re.escape(i) for i in ids) + r")(?!\w)")
+    notes = []
+    for section in ("rules", "player_aids", "record_sheets"):
+        for loc, text in content_strings_of(getattr(activity, section), (section,)):
+            plain = _PLACEHOLDER.sub(lambda m: " " * len(m[0]), text)
+            found = list(named.finditer(plain))
+            for n, match in enumerate(found):
+                end = min(match.end() + NEARBY, found[n + 1].start() if n + 1 < len(found) else len(plain))
+                for number in _NUMBER.finditer(plain, match.end(), end):
+                    repeated = numbers[match[1]].get(float(number[0]))
+                    if repeated is not None and _about(repeated, plain[max(match.end(), number.start() - 12):
+                                                                       number.start()], plain[number.end():]):
+                        notes.append(str(_located(source, loc, f"{number[0]!r} after {match[1]!r} repeats the "
+                                                                f"card's data ({repeated}: {number[0]}); print it with "
+                                                                f"{{{{ {_reference(match[1])}.{repeated} }}}} so it follows the card")))
+    return notes
+
+
+_WORDS = {"price": ("price", "cost"), "cost": ("price", "cost")}
+
+
+def _about(field_name: str, before: str, after: str) -> bool:
+    """Whether a number is said of a card's field: `2 metal`, `1 Worker` (field workers), `costs 3`."""
+    words = _WORDS.get(field_name.lower(), (field_name.lower().rstrip("s"),))
+    following = re.match(r"\s*(\w+)", after)
+    if following and following[1].lower().rstrip("s") in words:
+        return True
+    return any(word in before.lower() for word in words)
+
+
+def _reference(card_id: str) -> str:
+    return f"cards.{card_id}" if re.fullmatch(r"[A-Za-z_]\w*", card_id) else f"cards[{card_id!r}]"
+
+
+def content_strings_of(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
+    """Every text of a part of the content (a model, or a list of them), with its place."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from content_strings_of(item, loc + (index,))
+    elif hasattr(value, "model_dump"):
+        yield from _strings(value.model_dump(exclude_defaults=True), loc)
+    elif isinstance(value, str):
+        yield loc, value
+
+
+def _strings(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, loc + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, loc + (index,))
 
 
 def _walkthroughs(activity: Activity) -> Iterator[tuple[Location, Walkthrough]]:
