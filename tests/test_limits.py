@@ -66,7 +66,9 @@ def test_tiny_card_size_in_content_is_located(tmp_path: Path, size: str) -> None
 def test_tiny_slip_size_in_content_is_located(tmp_path: Path) -> None:
     folder = _library(tmp_path, "needle-in-a-card-stack", "size: 90x60mm", "size: 0.05x0.05mm")
     result = _kitgen(folder, "build", "needle-in-a-card-stack")
-    _refused(result, "content/needle-in-a-card-stack.yaml:81:", "0.05x0.05mm")
+    line = (folder / "content" / "needle-in-a-card-stack.yaml").read_text(encoding="utf-8").split("\n").index(
+        "    size: 0.05x0.05mm") + 1
+    _refused(result, f"content/needle-in-a-card-stack.yaml:{line}:", "0.05x0.05mm")
 
 
 def test_ten_mm_is_allowed() -> None:

@@ -356,8 +356,8 @@ def incremental(content: Path, out: Path):
 
 
 def typo(data: dict) -> None:
-    """A typo in the rules ("fisrt"): every file keeps its size, only the rules page's bytes differ."""
-    data["rules"]["play"][0] = data["rules"]["play"][0].replace("first", "fisrt", 1)
+    """A typo in the rules ("tunrs"): every file keeps its size, only the rules page's bytes differ."""
+    data["rules"]["play"][0] = data["rules"]["play"][0].replace("turns", "tunrs", 1)
 
 
 @pytest.mark.parametrize("kill", ["at the switch", "at the last step"])

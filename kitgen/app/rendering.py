@@ -126,6 +126,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     with collecting() as quality, gathering(every_problem) as problems:
         files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
                             resolved.style).render()
+    quality += checked.notes  # numbers typed into the players' texts that repeat a card's data
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
         quality.append(_untranslated_note(activity.language, untranslated))

@@ -1,16 +1,18 @@
 """Content checks that go beyond the schema: references exist, host-key arithmetic follows from card data."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import re
 from typing import Iterator
 
 
 from kitgen.core.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
-from kitgen.load.model import Activity, CardKind, CardTable, HandExample, SetExample
+from kitgen.load.model import (Activity, Board, CardKind, CardTable, HandExample, HostKey, PlayerAid, RecordSheet,
+                               Rules, SetExample, Slip, Walkthrough)
 from kitgen.load.placeholders import expand
 from kitgen.load.source import dotted, Location, SourceMap
-from kitgen.check.replay import data_value, Replay, replay_problems, replays
+from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
 
 CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
 
@@ -99,10 +101,14 @@ class CheckedKit:
     sets: list[tuple[SetExample, SetResult]]  # host_key.sets, scored
     tables: list[tuple[CardTable, list[TableRow]]]  # host_key.card_tables, with their rows
     replays: list[Replay | None]  # host_key.walkthroughs replayed (None: a walkthrough that only tells)
+    examples: list[Replay | None]  # rules.example replayed (None: a paragraph, or an example that only tells)
+    shown: Activity  # the activity as printed: placeholders of rules, aids, sheets and host key filled
+    notes: list[str] = field(default_factory=list)  # located notes for the quality report: typed card numbers
 
     @property
     def activity(self) -> Activity:
-        return self.loaded.activity
+        """The activity as printed (every `{{ cards.C2.price }}` outside the decks filled in)."""
+        return self.shown
 
 
 def check_activity(loaded: LoadedActivity) -> CheckedKit:
@@ -143,9 +149,172 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     problems += _totals_problems(activity, source)
     walked = replays(activity)
     problems += replay_problems(walked, source)
+    worked = example_replays(activity)
+    problems += replay_problems(worked, source, ("rules", "example"))
+    problems += _set_problems(activity, source)
+    shown, found = shown_activity(activity, source)
+    problems += found
     if problems:
         raise ContentError(problems)
-    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked)
+    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked, worked, shown,
+                      typed_numbers(activity, source))
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+NEARBY = 30  # characters after a card's name in which a number is taken to be about that card
+
+
+def typed_numbers(activity: Activity, source: SourceMap) -> list[str]:
+    """A located note for each number typed into a player's text (rules, aids, record sheets) a little after
+    a card's id that equals a number of that card's data: it repeats the card, so it should be a
+    placeholder (`{{ cards.Worker.metal }}`), or it will contradict the card once the card changes."""
+    numbers: dict[str, dict[float, str]] = {}
+    for deck in activity.decks:
+        for card in deck.cards:
+            values = numbers.setdefault(card.id, {})
+            for key, value in card.data.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    values.setdefault(float(value), key)
+    ids = sorted((i for i, v in numbers.items() if v and len(i) > 1 and not i.isdigit()), key=len, reverse=True)
+    if not ids:
+        return []
+    named = re.compile(r"(?<!\w)(" + "|".join(re.escape(i) for i in ids) + r")(?!\w)")
+    notes = []
+    for section in ("rules", "player_aids", "record_sheets"):
+        for loc, text in content_strings_of(getattr(activity, section), (section,)):
+            plain = _PLACEHOLDER.sub(lambda m: " " * len(m[0]), text)
+            found = list(named.finditer(plain))
+            for n, match in enumerate(found):
+                end = min(match.end() + NEARBY, found[n + 1].start() if n + 1 < len(found) else len(plain))
+                for number in _NUMBER.finditer(plain, match.end(), end):
+                    repeated = numbers[match[1]].get(float(number[0]))
+                    if repeated is not None and _about(repeated, plain[max(match.end(), number.start() - 12):
+                                                                       number.start()], plain[number.end():]):
+                        notes.append(str(_located(source, loc, f"{number[0]!r} after {match[1]!r} repeats the "
+                                                                f"card's data ({repeated}: {number[0]}); print it with "
+                                                                f"{{{{ {_reference(match[1])}.{repeated} }}}} so it follows the card")))
+    return notes
+
+
+_WORDS = {"price": ("price", "cost"), "cost": ("price", "cost")}
+
+
+def _about(field_name: str, before: str, after: str) -> bool:
+    """Whether a number is said of a card's field: `2 metal`, `1 Worker` (field workers), `costs 3`."""
+    words = _WORDS.get(field_name.lower(), (field_name.lower().rstrip("s"),))
+    following = re.match(r"\s*(\w+)", after)
+    if following and following[1].lower().rstrip("s") in words:
+        return True
+    return any(word in before.lower() for word in words)
+
+
+def _reference(card_id: str) -> str:
+    return f"cards.{card_id}" if re.fullmatch(r"[A-Za-z_]\w*", card_id) else f"cards[{card_id!r}]"
+
+
+def content_strings_of(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
+    """Every text of a part of the content (a model, or a list of them), with its place."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from content_strings_of(item, loc + (index,))
+    elif hasattr(value, "model_dump"):
+        yield from _strings(value.model_dump(exclude_defaults=True), loc)
+    elif isinstance(value, str):
+        yield loc, value
+
+
+def _strings(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, loc + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, loc + (index,))
+
+
+def _walkthroughs(activity: Activity) -> Iterator[tuple[Location, Walkthrough]]:
+    """Every walkthrough of the kit with its place: the host key's, then the rules' worked examples."""
+    for w, walk in enumerate(activity.host_key.walkthroughs):
+        yield ("host_key", "walkthroughs", w), walk
+    for e, item in enumerate(activity.rules.example):
+        if isinstance(item, Walkthrough):
+            yield ("rules", "example", e), item
+
+
+def _set_problems(activity: Activity, source: SourceMap) -> list[Problem]:
+    """Named cards moved to a holder of `game.sets` must make a set under the host key's scoring rule."""
+    holders = set(activity.game.sets)
+    problems = []
+    for where, walk in _walkthroughs(activity):
+        for s, step in enumerate(walk.steps):
+            to = step.to or ""
+            if not holders or not (to in holders or (to.split() or [""])[-1] in holders):
+                continue
+            if not isinstance(step.move, list):  # counted, not named: whole sets at least
+                size = activity.host_key.scoring.size if activity.host_key.scoring else 1
+                laid = sum(step.move.values())
+                if laid % size:
+                    problems.append(_located(source, where + ("steps", s, "move"),
+                                             f"{laid} cards laid down in {to}, expected whole sets of {size}"))
+                continue
+            cards = [card for card in (activity.card(c) for c in step.move) if card is not None]
+            if len(cards) != len(step.move):
+                continue  # the unknown card is reported by the replay
+            result = score_set(activity, cards)
+            if isinstance(result, str):
+                problems.append(_located(source, where + ("steps", s, "move"), f"not a set: {result}"))
+    return problems
+
+
+_SHOWN: dict[str, type[Rules] | type[HostKey] | type[PlayerAid] | type[RecordSheet] | type[Slip] | type[Board]] = {
+    "rules": Rules, "host_key": HostKey, "player_aids": PlayerAid, "record_sheets": RecordSheet, "slips": Slip,
+    "boards": Board}
+
+
+def placeholder_context(activity: Activity) -> dict[str, object]:
+    """What the texts outside the decks may print: `cards` maps each card id to its data
+    (`{{ cards.Worker.metal }}`, `{{ cards['Recycling Center'].workers }}`, `{{ cards.C2.price + 1 }}`)."""
+    cards: dict[str, object] = {}
+    for deck in activity.decks:
+        for card in deck.cards:
+            cards.setdefault(card.id, card.data)
+    return {"cards": cards}
+
+
+def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, list[Problem]]:
+    """The activity with every placeholder of its rules, player aids, record sheets, slips, mats and host key
+    filled from the card data, and a located problem for each one that cannot be filled."""
+    context = placeholder_context(activity)
+    problems: list[Problem] = []
+
+    def filled(value: object, loc: Location) -> object:
+        if isinstance(value, str):
+            if "{" not in value:
+                return value
+            try:
+                return expand(value, context)
+            except Exception as error:  # an unknown card or field, 1/0, a budget overrun
+                problems.append(_located(source, loc, f"{error}; expected placeholders such as "
+                                                      "{{ cards.C2.price }} that name a card id and a key of its data"))
+                return value
+        if isinstance(value, dict):
+            return {key: filled(item, loc + (key,)) for key, item in value.items()}
+        if isinstance(value, list):
+            return [filled(item, loc + (index,)) for index, item in enumerate(value)]
+        return value
+
+    update: dict[str, object] = {}
+    for name, model in _SHOWN.items():
+        value = getattr(activity, name)
+        dumped = (value.model_dump() if not isinstance(value, list) else [item.model_dump() for item in value])
+        expanded = filled(dumped, (name,))
+        if expanded != dumped:
+            update[name] = (model.model_validate(expanded) if not isinstance(expanded, list)
+                            else [model.model_validate(item) for item in expanded])
+    return (activity.model_copy(update=update) if update else activity), problems
 
 
 def _tables(activity: Activity) -> list[tuple[CardTable, list[TableRow]]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kitgen.core.errors import Problem
-from kitgen.load.model import Activity, CardKind, Step, Walkthrough
+from kitgen.load.model import Activity, CardKind, GameRules, Step, Walkthrough
 from kitgen.load.source import dotted, Location, SourceMap
 
 Counts = dict[str, int]
@@ -47,16 +47,25 @@ class Replay:
     steps: list[StepState] = field(default_factory=list)
     sums: list[tuple[str, str, list[int], int]] = field(default_factory=list)  # holder, name, terms, result
     problems: list[tuple[Location, str]] = field(default_factory=list)  # location relative to the walkthrough
+    cards: frozenset[str] = frozenset()  # the card ids among the counts' names
 
     def label(self, name: str, count: int) -> str:
-        """`2 metal`, `1 Worker`, `0 Workers`: the walkthrough's plural when the count is not 1."""
+        """`2 metal`, `1 Worker`, `0 Workers`: the walkthrough's plural when the count is not 1; a card of
+        a deck held once and counted without a plural is its id alone (`7♠`, not `1 7♠`)."""
+        if count == 1 and self.single(name):
+            return name
         return f"{count} {self.walkthrough.plurals.get(name, name) if count != 1 else name}"
+
+    def single(self, name: str) -> bool:
+        """A card named one by one (`7♠`, `C2`), not a kind counted with a plural (`Worker: Workers`)."""
+        return name in self.cards and name not in self.walkthrough.plurals
 
     def line(self, holders: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]) -> str:
         """`Mia: 2 metal, 0 glass, 1 plastic · pile: 3 cards`, the holders the walkthrough shows."""
         parts = []
         for holder, counts in holders:
-            parts.append(f"{holder}: " + ", ".join(self.label(name, n) for name, n in counts) if counts
+            shown = [(name, n) for name, n in counts if n or not self.single(name)]  # no "0 C1": the card is gone
+            parts.append(f"{holder}: " + ", ".join(self.label(name, n) for name, n in shown) if shown
                          else f"{holder}: –")
         return " · ".join(parts)
 
@@ -103,11 +112,37 @@ def _amounts(activity: Activity, given: dict[str, int] | list[str], fields: dict
     return parts, problems
 
 
+def limit_of(rules: GameRules, holder: str) -> int | None:
+    """The most a holder may hold under the game's rules: by its name, or by the last word of its name."""
+    if holder in rules.at_most:
+        return rules.at_most[holder]
+    last = holder.split()[-1] if holder.split() else holder
+    return rules.at_most.get(last)
+
+
+def _over_limit(rules: GameRules, state: State, result: Replay) -> str | None:
+    for holder, counts in state.items():
+        most = limit_of(rules, holder)
+        held = sum(counts.values())
+        if most is not None and held > most:
+            shown = ", ".join(result.label(name, n) for name, n in counts.items() if n)
+            return f"{holder} holds {held} ({shown}), the game allows at most {most}"
+    return None
+
+
 def replay(activity: Activity, walk: Walkthrough) -> Replay:
     """Replay one walkthrough. Stops at the first step that cannot happen (later states would be
-    guesses); every problem is located relative to the walkthrough (`("steps", 2)`, `("end", …)`)."""
-    result = Replay(walk)
+    guesses); every problem is located relative to the walkthrough (`("steps", 2)`, `("end", …)`).
+    The game's rules (`game.at_most`) hold at the start and after every step."""
+    names = {n for counts in walk.start.values() for n in counts} | {
+        n for step in walk.steps for amounts in (step.gain, step.pay, step.move) for n in amounts} | {
+        n for step in walk.steps for n in step.build}
+    result = Replay(walk, cards=frozenset(n for n in names if activity.card(n) is not None))
     state: State = {holder: dict(counts) for holder, counts in walk.start.items()}
+    over = _over_limit(activity.game, state, result)
+    if over:
+        result.problems.append((("start",), over))
+        return result
     history: dict[tuple[str, str], list[int]] = {(h, n): [c] for h, counts in state.items() for n, c in counts.items()}
     result.start = _frozen(state, walk)
     who = next(iter(walk.start), None)
@@ -168,6 +203,10 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
                     return result
                 change(who, name, -n)
                 change(step.to, name, n)
+        over = _over_limit(activity.game, state, result)
+        if over:
+            result.problems.append((("steps", s), over))
+            return result
         result.steps.append(StepState(step, _frozen(state, walk)))
     for holder, counts in walk.end.items():
         for name, expected in counts.items():
@@ -190,13 +229,21 @@ def replays(activity: Activity) -> list[Replay | None]:
     return [replay(activity, walk) if walk.replayed else None for walk in activity.host_key.walkthroughs]
 
 
-def replay_problems(replayed: list[Replay | None], source: SourceMap) -> list[Problem]:
-    """Located problems of every replayed walkthrough: `file:line:col: host_key.walkthroughs[0].steps[2]: …`."""
+def example_replays(activity: Activity) -> list[Replay | None]:
+    """Every worked example of the rules replayed, None for the paragraphs (and examples that only tell)."""
+    return [replay(activity, item) if isinstance(item, Walkthrough) and item.replayed else None
+            for item in activity.rules.example]
+
+
+def replay_problems(replayed: list[Replay | None], source: SourceMap,
+                    where: Location = ("host_key", "walkthroughs")) -> list[Problem]:
+    """Located problems of every replayed walkthrough: `file:line:col: host_key.walkthroughs[0].steps[2]: …`
+    (`where` the list they come from: the host key's walkthroughs, or `("rules", "example")`)."""
     problems = []
     for w, result in enumerate(replayed):
         if result is None:
             continue
         for relative, message in result.problems:
-            loc = ("host_key", "walkthroughs", w) + relative
+            loc = where + (w,) + relative
             problems.append(source.problem(loc, f"{dotted(loc)}: {message}"))
     return problems

@@ -132,18 +132,6 @@ RANGE_SCHEMA = {"anyOf": [
 ], "description": "a number such as 2, a range such as '2-4', or {min: 2, max: 4}"}
 
 
-class Rules(Strict):
-    """The players' rules, one list of paragraphs per section; headings come from the locale."""
-
-    prepare: Paragraphs
-    play: Paragraphs
-    example: Paragraphs = []
-    finish: Paragraphs = []
-    adaptation: Paragraphs = []
-    about: Paragraphs = []
-    free_alternative: Paragraphs = []
-
-
 Scalar = Union[bool, int, float, str]
 DataValue = Union[Scalar, dict[str, Scalar]]
 
@@ -371,6 +359,28 @@ class Walkthrough(Strict):
         return bool(self.start) or any(step.changes for step in self.steps)
 
 
+class Rules(Strict):
+    """The players' rules, one list of paragraphs per section; headings come from the locale."""
+
+    prepare: Paragraphs
+    play: Paragraphs
+    # a paragraph, or a worked example as a walkthrough: replayed like the host key's, its running state printed
+    example: Annotated[list[Union[Text, Walkthrough]], BeforeValidator(_as_list)] = []
+    finish: Paragraphs = []
+    adaptation: Paragraphs = []
+    about: Paragraphs = []
+    free_alternative: Paragraphs = []
+
+
+class GameRules(Strict):
+    """Rules of the game that every replayed walkthrough and worked example of the kit is held to."""
+
+    # holder (or the last word of its name: `hand` for "Ana's hand") → the most it may hold, all counts together
+    at_most: dict[Name, Count] = {}
+    # holders (or their last word: `sets`) that receive named cards only as sets scored by host_key.scoring
+    sets: list[Name] = []
+
+
 class DataField(Strict):
     field: Name
     heading: Name
@@ -532,6 +542,7 @@ class Activity(Strict):
     player_aids: list[PlayerAid] = []
     record_sheets: list[RecordSheet] = []
     host_key: HostKey = HostKey()
+    game: GameRules = GameRules()  # rules every replayed walkthrough and worked example of the kit is checked against
     _cards: dict[str, CardKind] = PrivateAttr(default_factory=dict)  # card id → its first card kind
 
     @field_validator("id")

@@ -305,7 +305,8 @@ class KitRenderer:
         files = [self.deck_file(deck_file) for deck_file in self.plan.decks]
         files += [self.slip_file(slip) for slip in self.plan.slips]
         files += self.board_files()
-        files.append(self.document("player-sheets.xml.j2", Role.SHEETS, _("Player sheets")))
+        files.append(self.document("player-sheets.xml.j2", Role.SHEETS, _("Player sheets"),
+                                   worked=self.checked.examples))
         files.append(self.document("host-key.xml.j2", Role.HOST_KEY, _("Host key"), **self.host_key_context()))
         files.append(self.print_guide(files))
         self.documents.save()
