@@ -237,7 +237,7 @@ def test_the_habitat_content_defects_stay_fixed(tmp_path: Path):
         assert {"Forest", "Desert", "Savanna", "Rainforest"} <= {w["text"] for w in mat.pages[0].extract_words()}
 
 
-@pytest.mark.parametrize("activity", ["times-table-pairs", "animal-habitats", "growing-discard"])
+@pytest.mark.parametrize("activity", ["times-table-pairs", "animal-habitats", "needle-in-a-card-stack", "growing-discard"])
 def test_the_print_guide_says_sort_by_backs_only_when_backs_differ(tmp_path: Path, activity: str):
     guide = _built(REPO / "content", activity, tmp_path / "out")["print-guide"].replace("\n", " ")
     if activity == "growing-discard":  # two starting decks with their own backs
