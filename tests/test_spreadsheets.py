@@ -270,7 +270,7 @@ def test_the_library_example_reads_its_cards_from_a_csv_and_an_xlsx(tmp_path: Pa
     assert [p.name for p in loaded.files] == ["activity.yaml", "answers.xlsx", "facts.csv"]
     questions, answers = loaded.activity.decks
     assert questions.total == answers.total == 20
-    assert sorted(card.data["product"] for card in questions.cards) == sorted(
+    assert sorted(card.data["a"] * card.data["b"] for card in questions.cards) == sorted(
         int(card.name) for card in answers.cards for _ in range(card.count))
     result = build("times-table-pairs", BuildOptions(out_dir=tmp_path), Library(REPO / "content"))
     cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))

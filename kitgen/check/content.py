@@ -1,15 +1,17 @@
 """Content checks that go beyond the schema: references exist, host-key arithmetic follows from card data."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+import math
 import re
+from dataclasses import dataclass, field
 from typing import Iterator
 
 
 from kitgen.core.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
-from kitgen.load.model import (Activity, Board, CardKind, CardTable, HandExample, HostKey, PlayerAid, RecordSheet,
-                               Rules, SetExample, Slip, Walkthrough)
+from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, HandExample, HostKey, PlayerAid,
+                               RecordSheet, Rules, SetExample, Slip, Walkthrough)
 from kitgen.load.placeholders import expand
 from kitgen.load.source import dotted, Location, SourceMap
 from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
@@ -86,9 +88,11 @@ def card_texts(card: CardKind) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class TableRow:
-    card: CardKind
-    values: list[object]  # one per field; "" where the card's data has none
+    card: CardKind | None  # the row's card; None in a table grouped by a field
+    values: list[object]  # one per column; "" where the card's data has none
     total: float
+    label: str = ""  # the first cell: the card's name, or the value the row groups by
+    cards: tuple[CardKind, ...] = ()  # the cards of a grouped row, in deck order
 
 
 @dataclass(frozen=True)
@@ -154,10 +158,11 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     problems += _set_problems(activity, source)
     shown, found = shown_activity(activity, source)
     problems += found
+    tables, found = _tables(activity, source)
+    problems += found
     if problems:
         raise ContentError(problems)
-    return CheckedKit(loaded, texts, hands, sets, _tables(activity), walked, worked, shown,
-                      typed_numbers(activity, source))
+    return CheckedKit(loaded, texts, hands, sets, tables, walked, worked, shown, typed_numbers(activity, source))
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
@@ -291,6 +296,8 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
     problems: list[Problem] = []
 
     def filled(value: object, loc: Location) -> object:
+        if loc[:2] == ("host_key", "card_tables"):  # a table's values are filled per card, from that card's data
+            return value
         if isinstance(value, str):
             if "{" not in value:
                 return value
@@ -317,15 +324,178 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
     return (activity.model_copy(update=update) if update else activity), problems
 
 
-def _tables(activity: Activity) -> list[tuple[CardTable, list[TableRow]]]:
-    tables = []
-    for table in activity.host_key.card_tables:
-        rows = []
-        for card in table_cards(activity, table):
-            values = ["" if v is None else v for v in (data_value(card, f.field) for f in table.fields)]
-            rows.append(TableRow(card, values, sum(v for v in values if isinstance(v, (int, float)))))
+def _data_names(cards: list[CardKind]) -> list[str]:
+    """Every data field the cards have, a mapping's keys reached with a dot (`rank.order`), in order met."""
+    names: dict[str, None] = {}
+
+    def walk(value: object, prefix: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                names[prefix + str(key)] = None
+                walk(item, f"{prefix}{key}.")
+
+    for card in cards:
+        walk(card.data, "")
+    return list(names)
+
+
+def _numeric(text: str) -> object:
+    """A computed cell as a number when it reads as one (so that a total adds it up), else the text."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        return number if math.isfinite(number) else text
+
+
+def _column(column: DataField, cards: list[CardKind], loc: Location, where: str, source: SourceMap
+            ) -> tuple[list[object], list[Problem]]:
+    """One cell per card, from the data field or computed by the placeholders; a field no card has, or a value
+    that cannot be computed for a card, is a problem at the column."""
+    if column.field is not None:
+        cells = [data_value(card, column.field) for card in cards]
+        if cards and all(cell is None for cell in cells):
+            known = _data_names(cards)
+            close = difflib.get_close_matches(column.field, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else (
+                f"; the cards' data fields: {', '.join(known)}" if known else "; the cards have no data")
+            return [], [_located(source, loc + ("field",), f"no card of {where} has {column.field!r} in its data{hint}")]
+        return ["" if cell is None else cell for cell in cells], []
+    assert column.value is not None  # (the model requires field or value)
+    computed: list[object] = []
+    for card in cards:
+        try:
+            computed.append(_numeric(expand(column.value, card.data)))
+        except Exception as error:  # undefined name, 1/0, work beyond the budget: said at the column
+            return [], [_located(source, loc + ("value",), f"cannot compute {column.value!r} for card {card.id!r}: "
+                                                          f"{error}; expected placeholders that name its data")]
+    return computed, []
+
+
+def _tables(activity: Activity, source: SourceMap) -> tuple[list[tuple[CardTable, list[TableRow]]], list[Problem]]:
+    """Each host-key card table with its rows computed from the cards, and the problems of its columns."""
+    tables: list[tuple[CardTable, list[TableRow]]] = []
+    problems: list[Problem] = []
+    for t, table in enumerate(activity.host_key.card_tables):
+        cards = table_cards(activity, table)
+        where = f"deck {table.deck!r}" if table.deck else "the cards listed"
+        at: Location = ("host_key", "card_tables", t)
+        columns: list[list[object]] = []
+        for f, column in enumerate(table.fields):
+            cells, found = _column(column, cards, at + ("fields", f), where, source)
+            columns.append(cells or [""] * len(cards))  # (a column that cannot be filled is said, and left empty)
+            problems += found
+        keys: list[object] = []
+        if table.group_by is not None:
+            keys, found = _column(table.group_by, cards, at + ("group_by",), where, source)
+            problems += found
+            if found:
+                continue
+        if table.group_by is None:
+            rows = []
+            for index, card in enumerate(cards):
+                values = [cells[index] for cells in columns]
+                rows.append(TableRow(card, values, sum(v for v in values if isinstance(v, (int, float))),
+                                     card.title, (card,)))
+        else:
+            rows, found = _grouped(activity, table, cards, keys, columns, source)
+            problems += found
         tables.append((table, rows))
-    return tables
+    return tables, problems
+
+
+def _grouped(activity: Activity, table: CardTable, cards: list[CardKind], keys: list[object],
+             columns: list[list[object]], source: SourceMap) -> tuple[list[TableRow], list[Problem]]:
+    """One row per value of `group_by`, in the order the cards first have it: the value, the cards that have it,
+    and per other column its values, each with the cards that have it ("Ocean (Penguin, Seal)")."""
+    assert table.group_by is not None
+    name = table.group_by.field or table.group_by.value
+    boards = {board.id: board for board in activity.boards}
+    labels = list(dict.fromkeys(label for board_id in table.places if board_id in boards
+                                for label in boards[board_id].positions.labels))
+    groups: dict[str, list[int]] = {label: [] for label in labels}
+    problems: list[Problem] = []
+    for index, (card, key) in enumerate(zip(cards, keys)):
+        at = _card_location(activity, card) + ("data",)
+        if key == "":
+            problems.append(_located(source, at, f"card {card.id!r} has no {name!r} in its data, so the table "
+                                                 f"{table.title!r} cannot place it"))
+            continue
+        if labels and str(key) not in groups:
+            close = difflib.get_close_matches(str(key), labels, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; the places: {', '.join(labels)}"
+            if table.group_by.field:
+                at += tuple(table.group_by.field.split("."))
+            mats = f"the mat {table.places[0]!r}" if len(table.places) == 1 else \
+                f"the mats {', '.join(repr(b) for b in table.places)}"
+            problems.append(_located(source, at, f"{key!r} is not a place on {mats}{hint}"))
+            continue
+        groups.setdefault(str(key), []).append(index)
+    groups = {key: members for key, members in groups.items() if members}  # (an empty place: no row)
+    if not labels and all(isinstance(_numeric(key), (int, float)) for key in groups):
+        groups = dict(sorted(groups.items(), key=lambda item: float(item[0])))  # numbers in order: 3, 4, 6 …
+    if table.pairs_with is not None:
+        problems += _pairing_problems(activity, table, {key: [cards[i] for i in members]
+                                                          for key, members in groups.items()}, source)
+    rows = []
+    for key, members in groups.items():
+        values: list[object] = [", ".join(cards[i].title for i in members)]
+        for cells in columns:
+            by_value: dict[str, list[str]] = {}
+            for i in members:
+                if cells[i] != "":
+                    by_value.setdefault(str(cells[i]), []).append(cards[i].title)
+            values.append("; ".join(f"{value} ({', '.join(names)})" for value, names in by_value.items()))
+        rows.append(TableRow(None, values, 0, key, tuple(cards[i] for i in members)))
+    return rows, problems
+
+
+def _pairing_problems(activity: Activity, table: CardTable, groups: dict[str, list[CardKind]], source: SourceMap
+                      ) -> list[Problem]:
+    """Each row's value printed on as many cards of the paired deck as the row has cards, and no card of that
+    deck with a value no row has: an answer card 22 that no question makes is refused where it is written."""
+    pairing = table.pairs_with
+    assert pairing is not None
+    d = next((i for i, deck in enumerate(activity.decks) if deck.id == pairing.deck), None)
+    t = activity.host_key.card_tables.index(table)
+    if d is None:
+        return [_located(source, ("host_key", "card_tables", t, "pairs_with", "deck"),
+                         f"no deck {pairing.deck!r}; decks: {', '.join(deck.id for deck in activity.decks)}")]
+    problems = []
+    counted: dict[str, int] = {}
+    for c, card in enumerate(activity.decks[d].cards):
+        value = data_value(card, pairing.field)
+        if value is None and pairing.field in CARD_TEXT_FIELDS and getattr(card, pairing.field) is not None:
+            value = expand(getattr(card, pairing.field), card.data)
+        if value is None:
+            problems.append(_located(source, ("decks", d, "cards", c),
+                                     f"card {card.id!r} has no {pairing.field!r} to pair it with a row of "
+                                     f"{table.title!r}"))
+            continue
+        if str(value) not in groups:
+            problems.append(_located(source, ("decks", d, "cards", c),
+                                     f"card {card.id!r} shows {value} but no card of {table.deck or 'the table'!r} "
+                                     f"makes {value}"))
+        counted[str(value)] = counted.get(str(value), 0) + card.count
+    for key, members in groups.items():
+        wanted = sum(member.count for member in members)
+        if counted.get(key, 0) != wanted:
+            names = ", ".join(member.title for member in members)
+            problems.append(_located(source, _card_location(activity, members[0]),
+                                     f"{names} make {key}: deck {pairing.deck!r} needs {wanted} card(s) showing "
+                                     f"{key}, it has {counted.get(key, 0)}"))
+    return problems
+
+
+def _card_location(activity: Activity, card: CardKind) -> Location:
+    for d, deck in enumerate(activity.decks):
+        for c, kind in enumerate(deck.cards):
+            if kind is card:
+                return ("decks", d, "cards", c)
+    return ("decks",)
 
 
 @dataclass(frozen=True)
@@ -409,7 +579,12 @@ def _reference_problems(activity: Activity, source: SourceMap) -> list[Problem]:
                 if activity.card(card_id) is None:
                     problems.append(_located(source, ("host_key", "walkthroughs", w, "steps", s, "cards", c),
                                              f"no card {card_id!r} in any deck"))
+    board_ids = [board.id for board in activity.boards]
     for t, table in enumerate(key.card_tables):
+        for b, board_id in enumerate(table.places):
+            if board_id not in board_ids:
+                problems.append(_located(source, ("host_key", "card_tables", t, "places", b),
+                                         f"no mat {board_id!r}; mats: {', '.join(board_ids) or 'none'}"))
         if table.deck and table.deck not in deck_ids:
             problems.append(_located(source, ("host_key", "card_tables", t, "deck"),
                                      f"no deck {table.deck!r}; decks: {', '.join(sorted(deck_ids))}"))

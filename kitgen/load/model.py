@@ -382,23 +382,52 @@ class GameRules(Strict):
 
 
 class DataField(Strict):
-    field: Name
+    """A column of a card table: a `data` field of the cards, or a value computed from it (`{{ a * b }}`)."""
+
+    field: Name | None = None
+    value: Text | None = None  # placeholders filled from each card's data, as on the cards
     heading: Name
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "DataField":
+        if (self.field is None) == (self.value is None):
+            raise PydanticCustomError("column", "expected either field (a data field of the cards) or value "
+                                                "(computed from it, such as '{{ a * b }}')")
+        return self
+
+
+class Pairing(Strict):
+    """The deck whose cards pair with a grouped table's rows: one card per card of the row, whose `field` (a
+    data field, or a printed text such as value) is the row's value (each answer card and its questions)."""
+
+    deck: Id
+    field: Name
 
 
 class CardTable(Strict):
-    """A table of card data computed from the decks (e.g. each robot's cost)."""
+    """A table of card data computed from the decks (e.g. each robot's cost), one row per card or, with
+    `group_by`, one row per value of a field with the cards that have it (each habitat with its animals)."""
 
     title: Name
     deck: Id | None = None
     cards: list[Name] = []
-    fields: list[DataField] = Field(min_length=1)
+    fields: list[DataField] = []
     total: Name | None = None  # heading of a column that adds up the numeric fields
+    group_by: DataField | None = None  # one row per value, the cards that have it in the column `cards_heading`
+    cards_heading: Name | None = None  # heading of the card column (default "Card", or the deck's name when grouped)
+    places: list[Id] = []  # mats whose place labels are the only values group_by may take, in their order
+    pairs_with: Pairing | None = None  # with group_by: the deck whose cards must match the rows one for one
 
     @model_validator(mode="after")
     def _rows(self) -> "CardTable":
         if bool(self.deck) == bool(self.cards):
             raise PydanticCustomError("table", "expected either deck (every card of a deck) or cards (named cards)")
+        if not self.fields and self.group_by is None:
+            raise PydanticCustomError("table", "expected at least one column in fields, or group_by")
+        if self.group_by is not None and self.total:
+            raise PydanticCustomError("table", "a table grouped by a field has no total column")
+        if (self.places or self.pairs_with) and self.group_by is None:
+            raise PydanticCustomError("table", "places and pairs_with need group_by")
         return self
 
 

@@ -20,7 +20,7 @@ from kitgen.core.errors import ContentError, Problem
 from kitgen.load import LoadedActivity
 from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
 from kitgen.core.display import Document
-from kitgen.load.model import Activity, Back, CardKind
+from kitgen.load.model import Activity, Back, CardKind, CardTable
 from kitgen.load.source import Location
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
@@ -292,8 +292,19 @@ class KitRenderer:
     def host_key_context(self) -> dict[str, Any]:
         checked = self.checked
         return {"key": self.activity.host_key, "examples": checked.hands, "sets": checked.sets,
-                "tables": [(table, [(row.card, row.values, row.total) for row in rows]) for table, rows in checked.tables],
+                "tables": [(table, self._table_headings(table), [(row.label, row.values, row.total) for row in rows])
+                           for table, rows in checked.tables],
                 "replays": checked.replays}
+
+    def _table_headings(self, table: CardTable) -> list[str]:
+        """A host-key card table's column headings: the card (or the value a grouped table groups by, then its
+        cards, headed by their deck's name), each field, and the total."""
+        card = table.cards_heading or self.gettext("Card")
+        if table.group_by is not None:
+            deck = next((d for d in self.activity.decks if d.id == table.deck), None)
+            card = table.cards_heading or (deck.name if deck else card)
+            return [table.group_by.heading, card] + [f.heading for f in table.fields]
+        return [card] + [f.heading for f in table.fields] + ([table.total] if table.total else [])
 
     def render(self) -> list[OutputFile]:
 
