@@ -134,3 +134,15 @@ def test_the_summary_counts_notes_by_their_kind_not_by_their_words(tmp_path: Pat
     assert (tmp_path / "quality.txt").read_text().splitlines() == [
         "card 1: a caption shrunk to 7 pt, hard to read in grayscale",
         "x.pdf, page 3: the cards on this sheet cover 10% of it (under a quarter)"]
+
+
+def test_serve_lists_the_kits_quality_notes_on_its_page(tmp_path: Path):
+    import html
+
+    from kitgen.app.serve import KitServer
+
+    built = activity(tmp_path, "Short.")  # the same notes as a build
+    page = KitServer(Library(tmp_path / "content"), log=lambda line: None).kit_page("deck", {})
+    assert "<h2>Quality notes" in page
+    assert all(html.escape(str(note)) in page for note in built.quality), built.quality
+    assert 'data-kind="face-bottom-empty"' in page

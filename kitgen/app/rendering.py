@@ -74,10 +74,15 @@ class RenderedKit:
     record: dict[str, Any]  # the manifest's, as JSON
     resolved: ResolvedOptions  # the options it was rendered with
 
+    @property
+    def notes(self) -> list[Note]:
+        """The kit's quality notes."""
+        return [Note.from_json(n) for n in self.record["quality"]]
+
     def result(self) -> BuildResult:
         files = [replace(f, path=self.folder / f.name) for f in self.files]
         return BuildResult(self.record["activity"], self.record["language"], self.folder, files,
-                           quality=[Note.from_json(n) for n in self.record["quality"]], summary=self.record["summary"])
+                           quality=self.notes, summary=self.record["summary"])
 
 
 def _plan(loaded: LoadedActivity, resolved: ResolvedOptions, size_from_content: bool) -> KitPlan:
