@@ -404,8 +404,9 @@ def test_verbose_shows_every_quality_note_where_the_default_shows_a_count(tmp_pa
     from types import SimpleNamespace
 
     from kitgen.app.report import report, shown_notes
+    from kitgen.core.notes import Note, NoteKind
 
-    notes = [f"card {n}: caption shrunk to 7 pt" for n in range(30)]
+    notes = [Note(NoteKind.SHRUNK, "caption shrunk to 7 pt", f"card {n}") for n in range(30)]
     kit = SimpleNamespace(folder=tmp_path / "kit", quality=notes)
     (tmp_path / "kit").mkdir()
     runner = CliRunner()

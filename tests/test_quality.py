@@ -10,14 +10,21 @@ from click.testing import CliRunner
 from benchmarks.bench import ACTIVITY
 from kitgen.cli import main
 from kitgen.app.report import report, REPORT_FILE
+from kitgen.core.notes import Note, NoteKind
+
+
+RULES = " ".join(["Take turns clockwise and play one card from your hand each turn."] * 40)
 
 
 def deck(content: Path, name: str, cards: int, words: int = 120) -> Path:
-    """An activity of `cards` cards whose bodies of `words` words shrink on a poker card (and still fit)."""
+    """An activity of `cards` cards whose bodies of `words` words shrink on a poker card (and still fit). Nothing
+    else is noted: the rules fill their page and a small deck prints each card three times (a sheet's worth)."""
     body = " ".join(f"word{i % 7}" for i in range(words))
-    lines = [f'      - {{id: c{i:03d}, count: 1, name: Card {i}, text: "{body}"}}' for i in range(cards)]
+    count = 1 if cards >= 9 else 3
+    lines = [f'      - {{id: c{i:03d}, count: {count}, name: Card {i}, text: "{body}"}}' for i in range(cards)]
     path = content / f"{name}.yaml"
-    path.write_text(ACTIVITY.format(id=name, cards="\n".join(lines)), encoding="utf-8")
+    text = ACTIVITY.format(id=name, cards="\n".join(lines)).replace("prepare: Shuffle the deck.", f"prepare: {RULES}")
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -30,10 +37,10 @@ def _build(content: Path, out: Path, *args: str) -> str:
 def test_a_deck_of_shrunk_texts_prints_one_summary_line_and_writes_the_list_to_the_kit_folder(tmp_path: Path):
     content, out = tmp_path / "content", tmp_path / "out"
     content.mkdir()
-    deck(content, "deck", 200)
+    deck(content, "deck", 198)  # 22 full sheets
     printed = _build(content, out, "deck", "-q")
     listed = (out / "deck" / REPORT_FILE).read_text(encoding="utf-8").splitlines()
-    assert len(listed) == 200, "every text shrinks"
+    assert len(listed) == 198, "every text shrinks"
     assert all(" shrunk to " in line for line in listed) and len(set(listed)) == len(listed)
     assert printed.splitlines() == [f"quality report: {len(listed):,} notes ({len(listed):,} texts shrunk below their "
                                     f"body size), full list in {out / 'deck' / REPORT_FILE}"]
@@ -57,7 +64,8 @@ def test_a_few_notes_are_also_listed_and_a_kit_without_notes_leaves_no_stale_lis
         in printed
     assert _build(content, out, "deck", "-q", "--force").splitlines() == \
         [f"quality report: 1 note (1 text shrunk below its body size), full list in {out / 'deck' / REPORT_FILE}"]
-    source.write_text(text.replace(text.split('text: "')[1].split('"')[0], "Short."), encoding="utf-8")
+    source.write_text(text.replace(text.split('text: "')[1].split('"')[0], " ".join(["Short words."] * 14)),
+                      encoding="utf-8")  # fits at its body size and fills the face
     printed = _build(content, out, "deck")
     assert "quality report: no text shrunk below its body size" in printed
     assert not (out / "deck" / REPORT_FILE).exists(), "the list of an earlier build is gone"
@@ -80,8 +88,8 @@ def test_build_all_ends_with_one_summary_line_for_the_library(tmp_path: Path):
 
 
 def test_several_kits_get_one_summary_and_a_line_per_kit_and_quiet_keeps_only_the_summary(tmp_path: Path):
-    results = [SimpleNamespace(folder=tmp_path / name, quality=[f"card {i}: text shrunk to 8 pt (body size 10 pt)"
-                                                                for i in range(count)])
+    results = [SimpleNamespace(folder=tmp_path / name, quality=[Note(NoteKind.SHRUNK, "text shrunk to 8 pt (body size "
+                                                                     "10 pt)", f"card {i}") for i in range(count)])
                for name, count in [("a", 3), ("b", 0), ("c", 12)]]
     for result in results:
         result.folder.mkdir()
@@ -90,8 +98,9 @@ def test_several_kits_get_one_summary_and_a_line_per_kit_and_quiet_keeps_only_th
     assert lines[0] == f"quality report: 15 notes in 2 kits (15 texts shrunk below their body size), each kit's full " \
                        f"list in its folder's {REPORT_FILE}"
     assert lines[1:] == [f"  a: 3 notes in {tmp_path / 'a' / REPORT_FILE}", f"  c: 12 notes in {tmp_path / 'c' / REPORT_FILE}"]
-    assert (tmp_path / "c" / REPORT_FILE).read_text().splitlines() == results[2].quality
+    assert (tmp_path / "c" / REPORT_FILE).read_text().splitlines() == [str(n) for n in results[2].quality]
     assert not (tmp_path / "b" / REPORT_FILE).exists()
     assert report(results, show=0) == lines[:1]
-    grey = [SimpleNamespace(folder=tmp_path / "a", quality=["card 1: text in colour #ffcc00 is hard to read in grayscale"])]
+    grey = [SimpleNamespace(folder=tmp_path / "a", quality=[Note(NoteKind.GREYSCALE, "text in colour #ffcc00 is hard to "
+                                                                                      "read in grayscale", "card 1")])]
     assert report(grey, show=0)[0].startswith("quality report: 1 note (1 colour weak in grayscale), full list in ")

@@ -13,6 +13,7 @@ from kitgen.check.content import check_activity, content_strings
 from kitgen.core.display import Document
 from kitgen.core.errors import ContentError, PlanError, Problem, UnprintableContent
 from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
+from kitgen.core.notes import Note, NoteKind
 from kitgen.export.pdf import write_pdf
 from kitgen.export.registry import artefacts
 from kitgen.load import LoadedActivity, load_activity
@@ -24,7 +25,7 @@ from kitgen.plan.options import BuildOptions, ResolvedOptions
 from kitgen.render.kit import card_pictures, KitRenderer, root_templates
 from kitgen.render.leaks import host_secrets, leak_problems
 from kitgen.render.markup import environment
-from kitgen.render.quality import collecting, gathering, unprintable_problems
+from kitgen.render.quality import collecting, gathering, layout_notes, located, unprintable_problems
 from kitgen.write.fresh import input_record, templates_used
 from kitgen.write.kitdir import write_outputs
 
@@ -73,10 +74,15 @@ class RenderedKit:
     record: dict[str, Any]  # the manifest's, as JSON
     resolved: ResolvedOptions  # the options it was rendered with
 
+    @property
+    def notes(self) -> list[Note]:
+        """The kit's quality notes."""
+        return [Note.from_json(n) for n in self.record["quality"]]
+
     def result(self) -> BuildResult:
         files = [replace(f, path=self.folder / f.name) for f in self.files]
         return BuildResult(self.record["activity"], self.record["language"], self.folder, files,
-                           quality=self.record["quality"], summary=self.record["summary"])
+                           quality=self.notes, summary=self.record["summary"])
 
 
 def _plan(loaded: LoadedActivity, resolved: ResolvedOptions, size_from_content: bool) -> KitPlan:
@@ -97,10 +103,12 @@ def _drawn(file: OutputFile) -> Document:
     return file.document
 
 
-def _untranslated_note(language: str, untranslated: list[str]) -> str:
+def _untranslated_note(language: str, untranslated: list[str]) -> Note:
     shown = "; ".join(repr(text[:40] + ("…" if len(text) > 40 else "")) for text in untranslated[:3])
-    return (f"{len(untranslated)} fixed string(s) have no {language!r} translation and are printed in English: "
-            f"{shown}{' …' if len(untranslated) > 3 else ''} (kitgen translate {language} writes a catalog to fill in)")
+    return Note(NoteKind.UNTRANSLATED,
+                f"{len(untranslated)} fixed string(s) have no {language!r} translation and are printed in English: "
+                f"{shown}{' …' if len(untranslated) > 3 else ''} (kitgen translate {language} writes a catalog to fill "
+                "in)", figures=(("strings", len(untranslated)),))
 
 
 def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, *,
@@ -126,6 +134,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     with collecting() as quality, gathering(every_problem) as problems:
         files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
                             resolved.style).render()
+    quality[:] = located(quality, files) + layout_notes(files)
     quality += checked.notes  # numbers typed into the players' texts that repeat a card's data
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
@@ -146,7 +155,8 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
                "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
     inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
                           options.recorded(), catalogs)
-    record = {"activity": activity.id, "language": activity.language, "inputs": inputs, "quality": quality,
+    record = {"activity": activity.id, "language": activity.language, "inputs": inputs,
+              "quality": [n.to_json() for n in quality],
               "summary": summary}
     return RenderedKit(options.out_dir / stem, files, record, resolved)
 

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Protocol, Sequence
 
 from kitgen.core.atomic import write_atomic
 from kitgen.core.errors import describe_os_error
 from kitgen.core.files import BuildResult
+from kitgen.core.notes import Note, NoteKind
 
 
 @dataclass
@@ -52,16 +54,25 @@ def summary_table(reports: list[ActivityReport]) -> str:
 
 REPORT_FILE = "quality.txt"  # every note of a kit, one a line, in the kit's folder
 SHOWN = 10  # at most this many notes are listed on the terminal too (none with --quiet)
+NO_NOTES = ("quality report: no text shrunk below its body size, no missing glyphs, no colour too light for "
+            "grayscale, no small body text, no sheet or page mostly empty")
 
 
-def write_report(folder: Path | str, notes: list[str]) -> Path | None:
+class _Kit(Protocol):  # what the report reads of a kit's result
+    @property
+    def folder(self) -> Path | str: ...
+    @property
+    def quality(self) -> list[Note]: ...
+
+
+def write_report(folder: Path | str, notes: Sequence[Note]) -> Path | None:
     """Write the kit's notes to `quality.txt` in its folder and return its path; with no notes, remove a file
     left by an earlier build and return None. The file is not rewritten when it already holds the notes."""
     path = Path(folder) / REPORT_FILE
     if not notes:
         path.unlink(missing_ok=True)
         return None
-    data = "".join(f"{line}\n" for line in notes).encode()
+    data = "".join(f"{note}\n" for note in notes).encode()
     try:
         if path.read_bytes() == data:
             return path
@@ -71,49 +82,67 @@ def write_report(folder: Path | str, notes: list[str]) -> Path | None:
     return path
 
 
-def _kinds(notes: list[str]) -> str:
-    shrunk = sum(" shrunk to " in n for n in notes)
-    grey = sum(" hard to read in grayscale" in n for n in notes)
-    parts = [f"{shrunk:,} text{'s' if shrunk != 1 else ''} shrunk below {'their' if shrunk != 1 else 'its'} body size"
-             if shrunk else "", f"{grey:,} colour{'s' if grey != 1 else ''} weak in grayscale" if grey else "",
-             f"{len(notes) - shrunk - grey:,} other" if len(notes) > shrunk + grey else ""]
-    return ", ".join(p for p in parts if p)
+def _kinds(notes: Sequence[Note]) -> str:
+    """`3 texts shrunk below their body size, 1 colour weak in grayscale`: the notes counted by kind."""
+    counts = Counter(note.kind for note in notes)
+    return ", ".join(kind.counted(counts[kind]) for kind in NoteKind if counts[kind])
 
 
-def report(results: Iterable[BuildResult], show: int = SHOWN) -> list[str]:
-    """The quality report of built kits (each with `.folder` and `.quality`) as terminal lines: a summary line
-    with the count and where the full list is, and the notes themselves only when there are at most `show`.
-    Writes each kit's list to its folder (`write_report`)."""
-    lines: list[str] = []
-    written: list[tuple[str, int, Path]] = []
-    everything: list[str] = []
-    for result in results:
-        name = Path(result.folder).name
-        try:
-            path = write_report(result.folder, list(result.quality))
-        except OSError as error:
-            lines.append(f"quality report: could not write {Path(result.folder) / REPORT_FILE}: "
-                         f"{describe_os_error(error)}")
-            path, show = None, max(show, len(result.quality))
-        if path is not None:
-            written.append((name, len(result.quality), path))
-        everything += [f"{name}: {n}" for n in result.quality]
-    if not everything:
-        return lines + ["quality report: no text shrunk below its body size, no missing glyphs, "
-                        "no colour too light for grayscale"]
-    count = f"{len(everything):,} note{'s' if len(everything) != 1 else ''}"
-    if len(written) == 1:
-        lines.append(f"quality report: {count} ({_kinds(everything)}), full list in {written[0][2]}")
-    else:
-        lines.append(f"quality report: {count} in {len(written)} kits ({_kinds(everything)}), "
-                     f"each kit's full list in its folder's {REPORT_FILE}")
-        if show:
-            lines += [f"  {name}: {n:,} note{'s' if n != 1 else ''} in {path}" for name, n, path in written[:show]]
-            if len(written) > show:
-                lines.append(f"  … and {len(written) - show} more kits")
-    if len(everything) <= show:
-        lines += [f"  - {line}" for line in everything]
-    return lines
+@dataclass
+class QualityReport:
+    """The quality notes of built kits, with where each kit's full list is written."""
+
+    kits: list[tuple[str, list[Note], Path | None]]  # kit folder name, its notes, its list's file
+    unwritten: list[str] = field(default_factory=list)  # why a kit's list could not be written
+    must_show: int = 0  # the notes of a kit whose list could not be written are all shown
+
+    @classmethod
+    def of(cls, results: Iterable[_Kit]) -> QualityReport:
+        """The report of `results`, each kit's list written to its folder (`write_report`)."""
+        made = cls([])
+        for result in results:
+            try:
+                path = write_report(result.folder, result.quality)
+            except OSError as error:
+                made.unwritten.append(f"quality report: could not write {Path(result.folder) / REPORT_FILE}: "
+                                      f"{describe_os_error(error)}")
+                path, made.must_show = None, max(made.must_show, len(result.quality))
+            made.kits.append((Path(result.folder).name, list(result.quality), path))
+        return made
+
+    @property
+    def notes(self) -> list[Note]:
+        return [note for _, notes, _ in self.kits for note in notes]
+
+    def count(self, kind: NoteKind) -> int:
+        return sum(note.kind is kind for note in self.notes)
+
+    def lines(self, show: int = SHOWN) -> list[str]:
+        """As terminal lines: a summary line with the count and where the full list is, and the notes themselves
+        only when there are at most `show` (all of them when a list could not be written)."""
+        lines, show = list(self.unwritten), max(show, self.must_show)
+        everything = [f"{name}: {note}" for name, notes, _ in self.kits for note in notes]
+        if not everything:
+            return lines + [NO_NOTES]
+        written = [(name, len(notes), path) for name, notes, path in self.kits if path is not None]
+        count = f"{len(everything):,} note{'s' if len(everything) != 1 else ''}"
+        if len(written) == 1:
+            lines.append(f"quality report: {count} ({_kinds(self.notes)}), full list in {written[0][2]}")
+        else:
+            lines.append(f"quality report: {count} in {len(written)} kits ({_kinds(self.notes)}), "
+                         f"each kit's full list in its folder's {REPORT_FILE}")
+            if show:
+                lines += [f"  {name}: {n:,} note{'s' if n != 1 else ''} in {path}" for name, n, path in written[:show]]
+                if len(written) > show:
+                    lines.append(f"  … and {len(written) - show} more kits")
+        if len(everything) <= show:
+            lines += [f"  - {line}" for line in everything]
+        return lines
+
+
+def report(results: Iterable[_Kit], show: int = SHOWN) -> list[str]:
+    """The quality report of built kits as terminal lines (`QualityReport.lines`); writes each kit's list."""
+    return QualityReport.of(results).lines(show)
 
 
 def _pages(count: int) -> str:

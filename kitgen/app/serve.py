@@ -44,6 +44,7 @@ from kitgen.core.errors import KitgenError, UsageError
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions
 from kitgen.core.files import OutputFile, Role
+from kitgen.core.notes import Note
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -85,8 +86,10 @@ class ShownKit:
     editions: list[str] = field(default_factory=list)
     title: str = ""
     invalid: bool = False  # the options themselves are wrong: no save can mend it, so it is never rendered again
+    quality: list[Note] = field(default_factory=list)  # the last good render's quality notes
 
 
+SHOWN_NOTES = 50  # the kit page lists at most this many quality notes
 KitKey = tuple[str, tuple[tuple[str, str], ...]]  # an activity and the options a page gives
 
 
@@ -193,7 +196,7 @@ class KitServer:
             shown.seconds = time.perf_counter() - start
             self.log(f"{shown.activity_id}: {shown.error[0].get('message')}")
             return
-        shown.files, shown.error = files, None
+        shown.files, shown.error, shown.quality = files, None, kit.notes
         shown.seconds = time.perf_counter() - start
         self._forget_unused()
 
@@ -330,6 +333,12 @@ class KitServer:
         else:
             pages = sum(f.pages for f in shown.files)
             parts.append(f"<p class=status id=status>{pages} pages, rendered in {shown.seconds:.2f} s</p>")
+        if shown.quality:  # as `kitgen build` lists them, each with its place
+            parts.append(f'<section class=quality id=quality><h2>Quality notes <small>{len(shown.quality)}</small></h2>'
+                         '<ul>' + "".join(f'<li data-kind="{note.kind}">{html.escape(str(note))}</li>'
+                                          for note in shown.quality[:SHOWN_NOTES]) +
+                         (f"<li>… and {len(shown.quality) - SHOWN_NOTES} more</li>"
+                          if len(shown.quality) > SHOWN_NOTES else "") + "</ul></section>")
         query_string = self.query_string(shown.query)
         for file in shown.files:
             href = f"/kit/{urllib.parse.quote(activity_id)}/{urllib.parse.quote(file.name)}{query_string}"

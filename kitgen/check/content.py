@@ -9,6 +9,7 @@ from typing import Iterator
 
 
 from kitgen.core.errors import ContentError, Problem
+from kitgen.core.notes import Note, NoteKind
 from kitgen.load import LoadedActivity
 from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, HandExample, HostKey, PlayerAid,
                                RecordSheet, Rules, SetExample, Slip, Walkthrough)
@@ -107,7 +108,7 @@ class CheckedKit:
     replays: list[Replay | None]  # host_key.walkthroughs replayed (None: a walkthrough that only tells)
     examples: list[Replay | None]  # rules.example replayed (None: a paragraph, or an example that only tells)
     shown: Activity  # the activity as printed: placeholders of rules, aids, sheets and host key filled
-    notes: list[str] = field(default_factory=list)  # located notes for the quality report: typed card numbers
+    notes: list[Note] = field(default_factory=list)  # located notes for the quality report: typed card numbers
 
     @property
     def activity(self) -> Activity:
@@ -170,7 +171,7 @@ _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 NEARBY = 30  # characters after a card's name in which a number is taken to be about that card
 
 
-def typed_numbers(activity: Activity, source: SourceMap) -> list[str]:
+def typed_numbers(activity: Activity, source: SourceMap) -> list[Note]:
     """A located note for each number typed into a player's text (rules, aids, record sheets) a little after
     a card's id that equals a number of that card's data: it repeats the card, so it should be a
     placeholder (`{{ cards.Worker.metal }}`), or it will contradict the card once the card changes."""
@@ -185,7 +186,7 @@ def typed_numbers(activity: Activity, source: SourceMap) -> list[str]:
     if not ids:
         return []
     named = re.compile(r"(?<!\w)(" + "|".join(re.escape(i) for i in ids) + r")(?!\w)")
-    notes = []
+    notes: list[Note] = []
     for section in ("rules", "player_aids", "record_sheets"):
         for loc, text in content_strings_of(getattr(activity, section), (section,)):
             plain = _PLACEHOLDER.sub(lambda m: " " * len(m[0]), text)
@@ -196,9 +197,10 @@ def typed_numbers(activity: Activity, source: SourceMap) -> list[str]:
                     repeated = numbers[match[1]].get(float(number[0]))
                     if repeated is not None and _about(repeated, plain[max(match.end(), number.start() - 12):
                                                                        number.start()], plain[number.end():]):
-                        notes.append(str(_located(source, loc, f"{number[0]!r} after {match[1]!r} repeats the "
-                                                                f"card's data ({repeated}: {number[0]}); print it with "
-                                                                f"{{{{ {_reference(match[1])}.{repeated} }}}} so it follows the card")))
+                        notes.append(Note(NoteKind.TYPED_NUMBER, str(_located(
+                            source, loc, f"{number[0]!r} after {match[1]!r} repeats the card's data ({repeated}: "
+                            f"{number[0]}); print it with {{{{ {_reference(match[1])}.{repeated} }}}} so it follows "
+                            "the card")), figures=(("value", float(number[0])),)))
     return notes
 
 

@@ -6,6 +6,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kitgen.core.notes import Note
+
 if TYPE_CHECKING:
     from kitgen.core.display import Document
 
@@ -72,7 +74,7 @@ class BuildResult:
     folder: Path
     files: list[OutputFile] = field(default_factory=list)
     skipped: bool = False  # up to date, nothing written
-    quality: list[str] = field(default_factory=list)  # shrunk text, colours weak in grayscale
+    quality: list[Note] = field(default_factory=list)  # what prints but reads or uses the paper poorly
     summary: dict[str, Any] = field(default_factory=dict)  # JSON, as the manifest holds it: title, purpose, category, players, minutes, language
     pictures: list[Path] = field(default_factory=list)  # PNGs of the card designs, when asked for
 

@@ -11,6 +11,7 @@ from typing import Callable, Hashable, Mapping, Sequence, TypeVar
 from kitgen.core.display import (BLACK, Box, Circle, Clip, DECK_MARKED, Document, Form, Group, Item, Line, Page,
                                  rotate_half_turn, Stroke, Text, translate, Use, WHITE)
 from kitgen.core.errors import BuildError, UnprintableContent
+from kitgen.core.notes import Note, NoteKind
 from kitgen.plan import back_marks, backs_rotated, CardSheet, crop_marks, cut_guides, Grid, Rect, trim_box
 from kitgen.plan.imposition import back_band, registration_rects
 from kitgen.pictures.files import Picture
@@ -217,10 +218,13 @@ def _slot_items(design: Design, slots: Mapping[str, Slot], light: bool = False,
                                      f"{slot.min_size:g} pt; shorten it or choose a larger card") from None
         items += drawn
         if element.tag == "text" and size < slot.max_size:
-            note(f"{design.label}: {key} shrunk to {size:g} pt (body size {slot.max_size:g} pt)")
+            note(Note(NoteKind.SHRUNK, f"{key} shrunk to {size:g} pt (body size {slot.max_size:g} pt)", design.label,
+                      figures=(("size", size), ("body", slot.max_size))))
         if contrast_on_white(slot.color) < MIN_CONTRAST and size < 14:
-            note(f"{design.label}: {key} in colour {color} is hard to read in grayscale "
-                 f"(contrast {contrast_on_white(slot.color):.1f}:1, want {MIN_CONTRAST}:1)")
+            contrast = contrast_on_white(slot.color)
+            note(Note(NoteKind.GREYSCALE, f"{key} in colour {color} is hard to read in grayscale "
+                      f"(contrast {contrast:.1f}:1, want {MIN_CONTRAST}:1)", design.label,
+                      figures=(("contrast", contrast), ("want", MIN_CONTRAST))))
     return items
 
 

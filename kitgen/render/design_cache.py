@@ -19,10 +19,11 @@ import jinja2
 
 from kitgen.core.cache import code_digest, Shelf
 from kitgen.core.display import Group, Item, Text
+from kitgen.core.notes import Note
 from kitgen.pictures.files import Picture
 from kitgen.render.quality import collecting, note
 
-Drawing = tuple[str, tuple[Item, ...], tuple[str, ...]]  # a kept drawing: its label, its items, its quality notes
+Drawing = tuple[str, tuple[Item, ...], tuple[Note, ...]]  # a kept drawing: its label, its items, its quality notes
 
 
 class DesignInputs(Protocol):
@@ -96,13 +97,13 @@ class DesignCache:
         found = self.shelf.get(key)
         if found is not None:
             was, items, kept_notes = found
-            for message in kept_notes:
-                note(label + message[len(was):] if message.startswith(was) else message)
+            for kept in kept_notes:
+                note(replace(kept, where=label) if kept.where == was else kept)
             return items if was == label else _relabelled(items, was, label)
         with collecting() as notes:
             items = tuple(draw())
-        for message in notes:
-            note(message)
+        for made in notes:
+            note(made)
         self.shelf.put(key, (label, items, tuple(notes)))
         return items
 

@@ -12,12 +12,13 @@ from kitgen.fonts.registry import bold, regular
 from kitgen.render.markup import inline_markup, plain_text
 from kitgen.render.pictures import EMOJI_SCALE, placed
 from kitgen.pictures.emoji import emoji_picture, emoji_runs
-from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table,
+from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, ShrunkToFit, Spacer, stacked_height, Table,
                                     TableStyle)
 from kitgen.render.recorder import RecordingCanvas
 from kitgen.core.units import mm, PaperSize, parse_length
 from kitgen.plan import Rect
 from kitgen.render.qr import qr_items
+from kitgen.render.quality import BODY_MINIMUM
 
 if TYPE_CHECKING:
     from reportlab.lib.styles import ParagraphStyle
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 TableCommand = tuple[Any, ...]  # a table style command: ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0))
 MARGIN = mm(15)
 BODY_SIZE = 10.5
+COMPACT_LEADING = 1.2  # the line spacing of a page kept whole that would otherwise shrink below the body minimum
 CELL_PADDING = 6  # points: ReportLab's default left and right cell padding
 LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
 
@@ -38,14 +40,15 @@ class RenderedDocument:
     text: list[str]  # every paragraph printed, for leak checks
 
 
-def _styles(scale: float) -> dict[str, ParagraphStyle]:
-    """Paragraph styles; `scale` enlarges everything for large print (body 10.5 pt → 14.7 pt)."""
+def _styles(scale: float, leading: float = 1.3) -> dict[str, ParagraphStyle]:
+    """Paragraph styles; `scale` enlarges everything for large print (body 10.5 pt → 14.7 pt); `leading` is the
+    body's line spacing (a page kept whole sets its lines closer before it shrinks below the body minimum)."""
     from reportlab.lib.enums import TA_CENTER
     from reportlab.lib.styles import ParagraphStyle
 
     register_fonts()
     size = BODY_SIZE * scale
-    body = ParagraphStyle("body", fontName=regular(), fontSize=size, leading=size * 1.3, spaceAfter=4,
+    body = ParagraphStyle("body", fontName=regular(), fontSize=size, leading=size * leading, spaceAfter=4,
                           bulletFontName=regular(), bulletFontSize=size)
 
     def style(name: str, points: float, **extra: Any) -> ParagraphStyle:
@@ -67,8 +70,10 @@ class _Builder:
     """Turns the document vocabulary (h1, h2, p, small, li, banner, nameline, table, spacer,
     pagebreak, onepage) into flowables, recording every printed text."""
 
-    def __init__(self, width: float, height: float, label: str, large_print: bool = False) -> None:
+    def __init__(self, width: float, height: float, label: str, large_print: bool = False,
+                 smallest_scale: float = 0.0) -> None:
         self.height = height
+        self.smallest_scale = smallest_scale  # a <onepage> shrinks no further; what needs more runs over
         self.scale = LARGE_PRINT_SCALE if large_print else 1.0
         self.styles = _styles(self.scale)
         self.width = width
@@ -101,13 +106,41 @@ class _Builder:
             elif tag == "qr":
                 result.append(self.qr(element))
             elif tag == "onepage":
+                first = len(self.text)
                 inner = self.flowables(element)
-                # one page for the table; large print keeps its size and may run over
-                result.extend(inner) if self.scale > 1 else result.append(
-                    KeepInFrame(self.width, self.height, inner, mode="shrink"))
+                # one page for the table, shrunk to fit (down to `smallest_scale`: what would need more runs over
+                # to the next page instead); large print keeps its size and may run over
+                if self.scale == 1 and self.smallest_scale and not self.fits(inner, self.smallest_scale):
+                    inner = self.compact(element, first) or inner
+                if self.scale > 1 or self.smallest_scale and not self.fits(inner, self.smallest_scale):
+                    result.extend(inner)
+                else:
+                    result.append(ShrunkToFit(self.width, self.height, inner) if self.smallest_scale else
+                                  KeepInFrame(self.width, self.height, inner, mode="shrink"))
             else:
                 raise BuildError(f"{self.label}: template markup <{tag}> is not part of the document vocabulary")
         return result
+
+    def compact(self, element: ET.Element, first: int) -> list[Flowable] | None:
+        """The element's flowables with lines set closer (1.2 times the size instead of 1.3), when they then fit
+        the page at `smallest_scale`; else None. (Laid out twice, each paragraph is recorded once: the texts
+        from `first` on are those of the first layout.)"""
+        styles, text = self.styles, len(self.text)
+        self.styles = _styles(self.scale, leading=COMPACT_LEADING)
+        try:
+            inner = self.flowables(element)
+        finally:
+            self.styles = styles
+        if self.fits(inner, self.smallest_scale):
+            del self.text[first:text]
+            return inner
+        del self.text[text:]
+        return None
+
+    def fits(self, flowables: list[Flowable], scale: float) -> bool:
+        """Whether `flowables` fit one page when shrunk to `scale` (as `KeepInFrame` shrinks: laid out on a page
+        larger by 1 / `scale`)."""
+        return stacked_height(flowables, self.width / scale) <= self.height / scale
 
     def nameline(self, element: ET.Element) -> Table:
         labels = [plain_text(item) for item in element]
@@ -303,16 +336,19 @@ class FitRowsTable(Flowable):
 
 
 def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
-                    large_print: bool = False, credits: str = "", light: bool = False) -> RenderedDocument:
+                    large_print: bool = False, credits: str = "", light: bool = False,
+                    for_players: bool = False) -> RenderedDocument:
     """The pages of a `<doc>` element, laid out by platypus and recorded as display lists;
-    `footer(page_number)` labels each page; `light`: emoji as black outlines."""
+    `footer(page_number)` labels each page; `light`: emoji as black outlines. In a document `for_players`, a
+    `<onepage>` shrinks to fit its page only down to a body size of `BODY_MINIMUM` and runs over beyond it."""
     if root.tag != "doc":
         raise BuildError(f"{title}: a document template must produce <doc>, got <{root.tag}>")
     # no file name: the recording canvas writes no file (ReportLab's stubs ask for one)
     document = SimpleDocTemplate(None, pagesize=tuple(paper),  # type: ignore[arg-type]
                                  leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + mm(4),
                                  title=title, author="kitgen", creator="kitgen", initialFontName=regular())
-    builder = _Builder(document.width, document.height, title, large_print)
+    builder = _Builder(document.width, document.height, title, large_print,
+                       BODY_MINIMUM / BODY_SIZE if for_players else 0.0)
     story = builder.flowables(root)
 
     def centred(canvas: Canvas, text: str, baseline: float, size: float) -> None:

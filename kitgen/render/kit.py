@@ -258,7 +258,7 @@ class KitRenderer:
 
             document = render_document(root, self.plan.paper, large_print=self.style.large_print, title=title,
                                        footer=lambda n: f"{title}{suffix} · {page_word} {n}", credits=credits,
-                                       light=self.style.light).document
+                                       light=self.style.light, for_players=role is Role.SHEETS).document
             self.documents.put(key, document)
         return OutputFile(Path(self.file_name(role.value)), role, len(document.pages), document=document)
 

@@ -47,6 +47,7 @@ def _web_address_pattern_compiled_lazily() -> Iterator[None]:
 with _web_address_pattern_compiled_lazily():
     from reportlab.platypus import (  # noqa: E402
         Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle)
+    from reportlab.platypus.flowables import _listWrapOn  # type: ignore[attr-defined]  # noqa: E402 (how KeepInFrame measures)
 
 from reportlab.lib.colors import CMYKColor, Color, toColor  # noqa: E402
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
@@ -81,5 +82,36 @@ def _grey_level(color: Any) -> float | None:
     return None
 
 
+class ShrunkToFit(KeepInFrame):
+    """`KeepInFrame(mode="shrink")` that shrinks its content as little as it can: the largest scale at which it
+    fits, found by halving (KeepInFrame's own search may stop a few percent smaller)."""
+
+    def __init__(self, width: float, height: float, content: list[Flowable]) -> None:
+        super().__init__(width, height, content, mode="shrink")
+        self.content = content  # (KeepInFrame keeps it as `_content`, which its stubs do not name)
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        width, height = min(self.maxWidth, available_width), min(self.maxHeight, available_height)
+        if stacked_height(self.content, width) <= height:
+            return super().wrap(available_width, available_height)
+        small, large = 1.0, 2.0  # how much larger a page the content is laid out on (1 / the scale)
+        while stacked_height(self.content, width * large) > height * large:
+            small, large = large, large * 2
+        for _ in range(24):
+            middle = (small + large) / 2
+            small, large = (small, middle) if stacked_height(self.content, width * middle) <= height * middle \
+                else (middle, large)
+        W, H = _listWrapOn(self.content, width * large, self.canv)
+        self._scale = large
+        self.width, self.height = W / large, H / large
+        return self.width, self.height
+
+
+def stacked_height(flowables: list[Flowable], width: float) -> float:
+    """The height `flowables` take laid out one under the other at `width`, spaces merged as a frame and
+    `KeepInFrame` merge them."""
+    return float(_listWrapOn(flowables, width, None)[1])
+
+
 __all__ = ["Flowable", "KeepInFrame", "NeutralCanvas", "PageBreak", "Paragraph", "SimpleDocTemplate", "Spacer",
-           "Table", "TableStyle"]
+           "ShrunkToFit", "stacked_height", "Table", "TableStyle"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
+from kitgen.core.notes import Note
 from kitgen.load.yaml_source import read_yaml
 from kitgen.load.editions import editions
 from kitgen.core.errors import UsageError
@@ -197,7 +198,7 @@ def _result_of(folder: Path, manifest: Manifest, activity_id: str, language: str
 
     files = [OutputFile(folder / name, entry["role"], entry["pages"], entry["sheets"])
              for name, entry in manifest.get("files", {}).items()]
-    return BuildResult(activity_id, language, folder, files, skipped=True, quality=manifest.get("quality", []),
+    return BuildResult(activity_id, language, folder, files, skipped=True, quality=[Note.from_json(n) for n in manifest.get("quality", [])],
                        summary=manifest.get("summary", {}))
 
 
