@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from kitgen.core.errors import UsageError
-from kitgen.load.model import ID_PATTERN
+from kitgen.load.fields import ID_PATTERN
 from kitgen.app.schema import write_schema
 from kitgen.app.settings import settings_file, template
 from kitgen.core.atomic import write_atomic

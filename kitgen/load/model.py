@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, PrivateAttr, StringConstraints,
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints,
                       ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -12,67 +12,9 @@ from kitgen.core.choices import Duplex
 from kitgen.core.choices import CutLines
 from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
-from kitgen.core.units import parse_card_size, parse_length
-
-MAX_COUNT = 10_000
-MAX_PLAYERS = 40  # players of one kit: each gets their own sheets
-MAX_PLACES = 100  # places of one mat (columns × rows)
-MAX_MAT_SIDE = parse_length("2000mm")  # a mat's width and height, before it is tiled over sheets
-MAX_HAND = 100  # cards in one worked hand
-
-ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
-RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)), *(f"lpt{n}" for n in range(10))})
-
-
-def _positive_int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_COUNT:
-        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_COUNT:
-            raise PydanticCustomError("count", "expected a positive integer of at most {limit}, got {got}",
-                                      {"limit": f"{MAX_COUNT:,}", "got": value})
-        raise PydanticCustomError("count", "expected a positive integer, got {got}", {"got": repr(value)})
-    return value
-
-
-Count = Annotated[int, PlainValidator(_positive_int),
-                  WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_COUNT})]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=5000)]
-Url = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^https?://[^\s<>\"]+$", max_length=500)]
-Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
-
-
-def _as_list(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-Paragraphs = Annotated[list[Text], BeforeValidator(_as_list),
-                      WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-                                      "description": "a paragraph, or a list of paragraphs"})]
-
-
-def _card_size(value: Any) -> str:
-    try:
-        parse_card_size(value)
-    except ValueError as error:
-        raise PydanticCustomError("card_size", str(error)) from None
-    return str(value)
-
-
-CardSizeSpec = Annotated[str, PlainValidator(_card_size),
-                         WithJsonSchema({"type": "string", "examples": ["poker", "bridge", "mini", "tarot", "63x88mm"]})]
-
-
-def _length(value: Any) -> float:
-    try:
-        return parse_length(value)
-    except ValueError as error:
-        raise PydanticCustomError("length", str(error)) from None
-
-
-Length = Annotated[float, PlainValidator(_length),
-                   WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?\s*(mm|cm|in|pt)$",
-                                   "examples": ["5mm", "0.25in"]})]
-"""A length written with its unit ('70mm', '2.5in'); held in points."""
+from kitgen.core.units import parse_length
+from kitgen.load.fields import (as_list, CardSizeSpec, Count, Id, Length, MAX_COUNT, MAX_HAND, MAX_MAT_SIDE,
+                                MAX_PLACES, MAX_PLAYERS, Name, Paragraphs, RESERVED_NAMES, Text, Url)
 
 
 class Strict(BaseModel):
@@ -314,7 +256,7 @@ class HostSection(Strict):
 Tally = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
 """A count a holder has in a walkthrough's state: 0 or more."""
 
-Amounts = Annotated[Union[dict[Name, Count], list[Name]], BeforeValidator(_as_list),
+Amounts = Annotated[Union[dict[Name, Count], list[Name]], BeforeValidator(as_list),
                     WithJsonSchema({"anyOf": [
                         {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
                         {"type": "string"}, {"type": "array", "items": {"type": "string"}}],
@@ -332,7 +274,7 @@ class Step(Strict):
     gain: Amounts = {}  # counts added; card ids add their data through the walkthrough's `values`
     pay: Amounts = {}  # counts taken away; card ids take their cost through the walkthrough's `costs`
     # pay each card's cost, then hold the card: one id or a list of them
-    build: Annotated[list[Name], BeforeValidator(_as_list), WithJsonSchema(
+    build: Annotated[list[Name], BeforeValidator(as_list), WithJsonSchema(
         {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})] = []
     move: Amounts = {}  # counts, or named cards (one each), taken from `who` and given to `to`
     to: Name | None = None
@@ -365,7 +307,7 @@ class Rules(Strict):
     prepare: Paragraphs
     play: Paragraphs
     # a paragraph, or a worked example as a walkthrough: replayed like the host key's, its running state printed
-    example: Annotated[list[Union[Text, Walkthrough]], BeforeValidator(_as_list)] = []
+    example: Annotated[list[Union[Text, Walkthrough]], BeforeValidator(as_list)] = []
     finish: Paragraphs = []
     adaptation: Paragraphs = []
     about: Paragraphs = []
