@@ -51,3 +51,15 @@ def test_an_emoji_with_vs16_prints_as_its_picture(tmp_path: Path):
     (tmp_path / "plain").mkdir()
     plain = built(tmp_path / "plain", activity('- {id: A, count: 1, name: "Cold", text: Snow}\n'))
     assert emoji_strokes(files["cards.pdf"]) >= emoji_strokes(plain["cards.pdf"]) + 3, "the snowflake is drawn"
+
+
+def test_a_kit_whose_picture_names_python_knows_never_reads_the_emoji_data(tmp_path: Path):
+    """The emoji data (a tenth of a second to import, more to index) is read only for a name Python lacks."""
+    from kitgen.pictures import emoji
+
+    emoji.every_picture_name.cache_clear()
+    built(tmp_path, activity("- {id: A, count: 1, picture: hedgehog, name: Animal}\n"))
+    assert emoji.every_picture_name.cache_info().misses == 0
+    emoji.named_picture("jellyfish")  # a name only the emoji data has: read now, once
+    emoji.named_picture("polar bear")
+    assert emoji.every_picture_name.cache_info().misses == 1

@@ -124,8 +124,22 @@ def picture_names() -> dict[str, str]:
             name = _normal(emoji_name(chr(code)))
             if name:
                 names.setdefault(name, key)
+    for name, key in list(names.items()):
+        if name.endswith(" face") and name[:-5] not in names:
+            names[name[:-5]] = key  # found as `fox` too, and offered by "did you mean"
+    for alias, target in ALIASES.items():
+        if target in names:
+            names.setdefault(alias, names[target])
+    return names
+
+
+@lru_cache(maxsize=1)
+def every_picture_name() -> dict[str, str]:
+    """`picture_names()` and the names of the set's sequences (🐻‍❄️ polar bear) and of emoji newer than Python's
+    Unicode tables (🪼 jellyfish), from the emoji data: read only when a name is not among the first."""
+    names = dict(picture_names())
     files = _emoji_files()
-    for sequence, facts in _emoji_data().items():  # sequences (🐻‍❄️ polar bear) and emoji newer than Python's
+    for sequence, facts in _emoji_data().items():
         found = next((k for k in (_key(sequence), _key(sequence.replace("\ufe0f", ""))) if k in files), None)
         if found is None:
             continue
@@ -133,12 +147,6 @@ def picture_names() -> dict[str, str]:
             spelled = _normal(str(said).strip(":").replace("_", " "))
             if spelled:
                 names.setdefault(spelled, found)
-    for name, key in list(names.items()):
-        if name.endswith(" face") and name[:-5] not in names:
-            names[name[:-5]] = key  # found as `fox` too, and offered by "did you mean"
-    for alias, target in ALIASES.items():
-        if target in names:
-            names.setdefault(alias, names[target])
     return names
 
 
@@ -151,11 +159,12 @@ def named_picture(name: str) -> Picture:
     if runs and runs[0][0] == 0 and runs[0][1] == len(text):
         return emoji_picture(runs[0][2])
     wanted = _normal(text)
-    names = picture_names()
-    for candidate in (wanted, f"{wanted} face"):  # `fox` is the emoji FOX FACE
-        if candidate in names:
-            return emoji_picture(names[candidate])
-    close = difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.6)
+    for names_of in (picture_names, every_picture_name):  # the emoji data only for a name Python does not know
+        names = names_of()
+        for candidate in (wanted, f"{wanted} face"):  # `fox` is the emoji FOX FACE
+            if candidate in names:
+                return emoji_picture(names[candidate])
+    close = difflib.get_close_matches(wanted, list(every_picture_name()), n=3, cutoff=0.6)
     search = f"`kitgen pictures {wanted.split()[0] if wanted else 'WORD'}` lists the pictures whose name has that word"
     hint = f"; did you mean {', '.join(repr(c) for c in close)}? ({search})" if close else f"; {search}"
     raise PictureError(f"no picture named {name!r} in the {EMOJI_SET} set{hint}")
@@ -165,6 +174,6 @@ def search_pictures(word: str = "") -> list[tuple[str, str]]:
     """(name, emoji) of every picture whose name contains each word of `word` (as its lookup spells it)."""
     wanted = _normal(word).split()
     return [(name, "".join(chr(int(p, 16)) for p in key.split("-")))
-            for name, key in sorted(picture_names().items()) if all(w in name for w in wanted)]
+            for name, key in sorted(every_picture_name().items()) if all(w in name for w in wanted)]
 
 
