@@ -16,6 +16,7 @@ import pypdf
 import pytest
 from click.testing import CliRunner
 from conftest import kitgen_env
+from test_languages import BASE  # the same small sorting activity
 
 from kitgen.cli import main
 from kitgen.core.errors import ContentError
@@ -26,22 +27,6 @@ REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"
 HEADER = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=utf-8\\n"\n\n'
 SHEET_LABEL = "%(title)s · %(what)s · sheet %(n)d of %(total)d"
-BASE = """id: sorting
-title: Sorting
-purpose: Sort the cards.
-category: Logic
-players: 2
-minutes: 10
-rules:
-  prepare: Shuffle.
-  play: Sort.
-decks:
-  - id: main
-    name: Main
-    back: {title: Sorting}
-    cards:
-      - {id: a, count: 2, caption: One}
-"""
 
 
 def sorting_library(tmp_path: Path, catalog: str | None = None, language: str = "ro") -> Path:

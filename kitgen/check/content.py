@@ -540,17 +540,7 @@ def table_cards(activity: Activity, table: CardTable) -> list[CardKind]:
 
 def content_strings(activity: Activity) -> Iterator[tuple[Location, str]]:
     """Every text the content gives, with its place (`("decks", 0, "cards", 2, "text")`)."""
-    def strings(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
-        if isinstance(value, str):
-            yield loc, value
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                yield from strings(item, loc + (key,))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                yield from strings(item, loc + (index,))
-
-    return strings(activity.model_dump(exclude_defaults=True), ())
+    return _strings(activity.model_dump(exclude_defaults=True), ())
 
 
 def _script_problems(activity: Activity, source: SourceMap) -> list[Problem]:
