@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pypdf
 import pytest
 from click.testing import CliRunner
+
+import forked
 from conftest import kitgen_env
 from test_languages import BASE  # the same small sorting activity
 
@@ -42,15 +43,9 @@ def sorting_library(tmp_path: Path, catalog: str | None = None, language: str = 
 
 
 def kitgen(folder: Path, *args: str, memory: int = 1_500_000_000) -> subprocess.CompletedProcess[str]:
-    """`kitgen ARGS` in a process of its own, in `folder`, its memory capped (a bug here once took 21 GB);
-    the timeout is a hang guard, not a duration asserted."""
-    code = ("import resource, sys\n"
-            f"resource.setrlimit(resource.RLIMIT_AS, ({memory}, {memory}))\n"
-            "from kitgen.cli import main\n"
-            "sys.argv[0] = 'kitgen'\n"
-            "main()\n")
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=folder, env=kitgen_env(folder),
-                          capture_output=True, text=True, timeout=120)
+    """`kitgen ARGS` in a process of its own (forked from one that has imported kitgen), in `folder`, its
+    memory capped (a bug here once took 21 GB); the timeout is a hang guard, not a duration asserted."""
+    return forked.run(list(args), cwd=folder, env=kitgen_env(folder), timeout=120, memory=memory)
 
 
 def refused(result: subprocess.CompletedProcess[str], *expected: str) -> list[str]:
