@@ -126,21 +126,36 @@ def allocated() -> Iterator[Peak]:
 # --------------------------------------------------------------------------- builds
 
 
-def _build(tmp_path_factory: pytest.TempPathFactory, paper: str) -> BuildResult:
-    out = tmp_path_factory.mktemp(f"kit-{paper}")
-    return build(ACTIVITY, BuildOptions(paper=paper, out_dir=out), Library.open(CONTENT))
+SHARED_KITS = Path(tempfile.mkdtemp(prefix="kitgen-test-kits-"))
+
+
+@lru_cache(maxsize=None)
+def library_kit(activity: str, paper: str = "a4") -> BuildResult:
+    """A kit of the library in `content/`, built with the default options once per test process into a folder
+    of its own: the many tests that only read such a kit share one build (none may change its files)."""
+    return build(activity, BuildOptions(paper=paper, out_dir=SHARED_KITS / paper), Library.open(CONTENT))
+
+
+@lru_cache(maxsize=None)
+def _plain_text(path: str, mtime_ns: int) -> str:
+    return "\n".join(page.extract_text() for page in pypdf.PdfReader(path).pages)
+
+
+def plain_text(path: Path) -> str:
+    """pypdf's text of every page, lines kept (cached per file version)."""
+    return _plain_text(str(path), path.stat().st_mtime_ns)
 
 
 @pytest.fixture(scope="session")
-def a4_kit(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+def a4_kit() -> BuildResult:
     """growing-discard on A4, built once per session into a temporary folder."""
-    return _build(tmp_path_factory, "a4")
+    return library_kit(ACTIVITY, "a4")
 
 
 @pytest.fixture(scope="session")
-def letter_kit(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+def letter_kit() -> BuildResult:
     """growing-discard on US Letter, built once per session."""
-    return _build(tmp_path_factory, "letter")
+    return library_kit(ACTIVITY, "letter")
 
 
 @pytest.fixture(scope="session", params=PAPERS)

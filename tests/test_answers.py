@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pdfplumber
@@ -12,10 +13,11 @@ import pypdf
 import pytest
 from click.testing import CliRunner
 
-from kitgen.app.build import build, BuildOptions
+from kitgen.app.build import build, BuildOptions, BuildResult
 from kitgen.cli import main
 from kitgen.load.library import Library
 
+from conftest import library_kit, plain_text
 from sheetfiles import write_xlsx
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,15 +25,30 @@ TIMES = REPO / "content" / "times-table-pairs"
 HABITATS = REPO / "content" / "animal-habitats.yaml"
 
 
-def _built(library: Path, activity: str, out: Path) -> dict[str, str]:
-    """Each written PDF's text by the end of its name (host-key, print-guide, cards)."""
-    result = build(activity, BuildOptions(out_dir=out), Library(library))
-    texts = {}
-    for file in result.files:
-        if file.path.suffix == ".pdf":
-            role = file.path.stem.removeprefix(activity + "-")
-            texts[role] = "\n".join(page.extract_text() for page in pypdf.PdfReader(file.path).pages)
-    return texts
+class _Kit(Mapping[str, str]):
+    """A built kit: its folder, and each written PDF's text by the end of its name (host-key, print-guide,
+    cards), read when first asked for."""
+
+    def __init__(self, result: BuildResult) -> None:
+        self.folder = result.folder
+        self._pdfs = {file.path.stem.removeprefix(result.activity_id + "-"): file.path
+                      for file in result.files if file.path.suffix == ".pdf"}
+
+    def __getitem__(self, role: str) -> str:
+        return plain_text(self._pdfs[role])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pdfs)
+
+    def __len__(self) -> int:
+        return len(self._pdfs)
+
+
+def _built(library: Path, activity: str, out: Path) -> _Kit:
+    """The kit built from `library` into `out`; the library's own kits are built once per run and shared."""
+    if library == REPO / "content":
+        return _Kit(library_kit(activity))
+    return _Kit(build(activity, BuildOptions(out_dir=out), Library(library)))
 
 
 def _table(pdf: Path, *headings: str) -> list[list[str]]:
@@ -77,9 +94,9 @@ def _times_copy(tmp_path: Path) -> Path:
     return library
 
 
-def _answer_rows(out: Path) -> dict[int, list[str]]:
-    """The host key's table: answer card → the questions printed beside it (`3 × 4`)."""
-    key = out / "times-table-pairs" / "times-table-pairs-host-key.pdf"
+def _answer_rows(kit: Path) -> dict[int, list[str]]:
+    """The host key's table in the kit folder: answer card → the questions printed beside it (`3 × 4`)."""
+    key = kit / "times-table-pairs-host-key.pdf"
     return {int(answer): [re.sub(r"\s*×\s*", " × ", q.strip()) for q in questions.split(",")]
             for answer, questions in _table(key, "Answer card", "Question cards")}
 
@@ -87,8 +104,7 @@ def _answer_rows(out: Path) -> dict[int, list[str]]:
 def test_times_table_answers_are_computed_from_the_questions(tmp_path: Path):
     facts = (TIMES / "facts.csv").read_text(encoding="utf-8").splitlines()
     assert facts[0].split(",") == ["id", "name", "a", "b"]  # no typed product to contradict a × b
-    _built(REPO / "content", "times-table-pairs", tmp_path / "out")
-    rows = _answer_rows(tmp_path / "out")
+    rows = _answer_rows(_built(REPO / "content", "times-table-pairs", tmp_path / "out").folder)
     expected: dict[int, list[str]] = {}
     for line in facts[1:]:
         _id, _name, a, b = line.split(",")
@@ -109,8 +125,7 @@ def test_a_question_changed_in_its_spreadsheet_changes_the_printed_answer(tmp_pa
         [f"answer-{n}", str(n), str(n), 2 if n in (12, 20, 24) else 1]
         for n in (3, 4, 6, 8, 9, 12, 15, 16, 18, 20, 21, 24, 27, 28, 30, 32, 36)]
     write_xlsx(sheet, {"Answers": rows})
-    _built(library, "times-table-pairs", tmp_path / "out")
-    rows_printed = _answer_rows(tmp_path / "out")
+    rows_printed = _answer_rows(_built(library, "times-table-pairs", tmp_path / "out").folder)
     assert rows_printed[20] == ["4 × 5", "2 × 10"] and 40 not in rows_printed
 
 
@@ -184,8 +199,7 @@ def test_a_card_table_field_no_card_has_is_located_with_did_you_mean(tmp_path: P
 
 
 def test_habitat_answers_are_grouped_from_the_cards(tmp_path: Path):
-    _built(REPO / "content", "animal-habitats", tmp_path / "out")
-    key = tmp_path / "out" / "animal-habitats" / "animal-habitats-host-key.pdf"
+    key = _built(REPO / "content", "animal-habitats", tmp_path / "out").folder / "animal-habitats-host-key.pdf"
     rows = {row[0]: row[1:] for row in _table(key, "Habitat", "Animals", "Some also live in")}
     assert rows == {
         "Forest": ["Fox, Owl, Hedgehog, Squirrel", "Fields and towns (Fox, Owl)"],
@@ -201,8 +215,7 @@ def test_habitat_answers_are_grouped_from_the_cards(tmp_path: Path):
         '      # Ice and snow\n      - {id: walrus, count: 1, name: Walrus, picture: seal, data: {habitat: Desert},\n'
         '         text: "Lies on the ice and uses its tusks to pull itself out of the water."}\n'),
         ("cards: 28\n  decks: {animals: 28}", "cards: 29\n  decks: {animals: 29}"))
-    _built(library, "animal-habitats", tmp_path / "walrus")
-    key = tmp_path / "walrus" / "animal-habitats" / "animal-habitats-host-key.pdf"
+    key = _built(library, "animal-habitats", tmp_path / "walrus").folder / "animal-habitats-host-key.pdf"
     rows = {row[0]: row[1:] for row in _table(key, "Habitat", "Animals", "Some also live in")}
     assert rows["Desert"][0] == "Camel, Scorpion, Lizard, Snake, Walrus"
     assert rows["Ice and snow"][0] == "Polar bear, Penguin, Seal, Reindeer"
@@ -222,7 +235,7 @@ def test_a_habitat_that_is_no_place_on_the_mats_is_located(tmp_path: Path):
 
 def test_the_habitat_content_defects_stay_fixed(tmp_path: Path):
     texts = _built(REPO / "content", "animal-habitats", tmp_path / "out")
-    key = tmp_path / "out" / "animal-habitats" / "animal-habitats-host-key.pdf"
+    key = texts.folder / "animal-habitats-host-key.pdf"
     habitats = {row[0]: row[1].split(", ") for row in _table(key, "Habitat", "Animals", "Some also live in")}
     assert "Flamingo" in habitats["River and lake"] and "Polar bear" in habitats["Ice and snow"]
     assert "Savanna" in habitats and "Rainforest" in habitats  # two habitats, not "Savanna and jungle"
@@ -231,9 +244,9 @@ def test_the_habitat_content_defects_stay_fixed(tmp_path: Path):
     for word in ("Turtle", "Otter", "Snail", "Tortoise"):
         assert word not in texts["cards"]
     for mat in ("mat-land", "mat-water-and-ice"):  # each mat is one sheet: no place cut by a glue seam
-        pdf = pypdf.PdfReader(tmp_path / "out" / "animal-habitats" / f"animal-habitats-{mat}.pdf")
+        pdf = pypdf.PdfReader(texts.folder / f"animal-habitats-{mat}.pdf")
         assert len(pdf.pages) == 1
-    with pdfplumber.open(tmp_path / "out" / "animal-habitats" / "animal-habitats-mat-land.pdf") as mat:
+    with pdfplumber.open(texts.folder / "animal-habitats-mat-land.pdf") as mat:
         assert {"Forest", "Desert", "Savanna", "Rainforest"} <= {w["text"] for w in mat.pages[0].extract_words()}
 
 
