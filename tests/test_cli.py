@@ -193,23 +193,23 @@ def test_builds_with_other_options_land_in_their_own_variant_folder_and_the_kits
     assert_clean_exit(runner.invoke(main, ["build", ACTIVITY, *common]), 0)
     default_cards = out / ACTIVITY / f"{ACTIVITY}-cards.pdf"
     default_bytes = default_cards.read_bytes()
-    assert_clean_exit(runner.invoke(main, ["build", ACTIVITY, "--paper", "letter", "--class-size", "28", *common]), 0)
+    assert_clean_exit(runner.invoke(main, ["build", ACTIVITY, "--paper", "letter", "--class-size", "12", *common]), 0)
     assert_clean_exit(runner.invoke(main, ["build", "--all", "--paper", "letter", "-q", *common]), 0)
     assert_clean_exit(runner.invoke(main, ["build", "trash", "--lang", "ro", *common]), 0)
 
     assert default_cards.read_bytes() == default_bytes  # the letter builds did not touch the default kit
-    class_cards = out / "variants" / "letter-class28" / ACTIVITY / f"{ACTIVITY}-cards.pdf"
+    class_cards = out / "variants" / "letter-class12" / ACTIVITY / f"{ACTIVITY}-cards.pdf"
     letter_cards = out / "variants" / "letter" / ACTIVITY / f"{ACTIVITY}-cards.pdf"
     a4_width = float(pypdf.PdfReader(default_cards).pages[0].mediabox.width)
     for path, width in [(default_cards, a4_width), (letter_cards, 612.0), (class_cards, 612.0)]:
         assert float(pypdf.PdfReader(path).pages[0].mediabox.width) == pytest.approx(width, abs=0.5)
-    assert len(pypdf.PdfReader(class_cards).pages) > 10 * len(pypdf.PdfReader(letter_cards).pages) // 2  # 14 kits
+    assert len(pypdf.PdfReader(class_cards).pages) > 5 * len(pypdf.PdfReader(letter_cards).pages)  # 6 kits
 
     page = (out / "kits.html").read_text(encoding="utf-8")
     listed = {out / link for link in re.findall(r'href="([^"]+\.pdf)"', page)}
     assert listed == set(out.rglob("*.pdf")) - set(out.glob("**/index.pdf"))
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>.*?</td><td>(.*?)</td>", page)
-    assert ("Growing discard deck (en)", "letter-class28", "letter", "class of 28") in rows
+    assert ("Growing discard deck (en)", "letter-class12", "letter", "class of 12") in rows
     assert ("Growing discard deck (en)", "default", "a4", "1 kit(s)") in rows
     assert sum(1 for row in rows if row[1] == "letter") == 3  # growing-discard, trash-en, trash-ro
 
@@ -217,8 +217,8 @@ def test_builds_with_other_options_land_in_their_own_variant_folder_and_the_kits
 def test_preview_takes_builds_options_and_previews_that_build_without_overwriting_another(runner, tmp_path):
     out = tmp_path / "out"
     common = ["--content", str(CONTENT), "--out", str(out)]
-    assert_clean_exit(runner.invoke(main, ["build", ACTIVITY, "--class-size", "28", *common]), 0)
-    class_folder = out / "variants" / "class28" / ACTIVITY
+    assert_clean_exit(runner.invoke(main, ["build", ACTIVITY, "--class-size", "12", *common]), 0)
+    class_folder = out / "variants" / "class12" / ACTIVITY
     class_cards = class_folder / f"{ACTIVITY}-cards.pdf"
     built, built_pages = class_cards.read_bytes(), len(pypdf.PdfReader(class_cards).pages)
 
@@ -228,7 +228,7 @@ def test_preview_takes_builds_options_and_previews_that_build_without_overwritin
     assert class_cards.read_bytes() == built
     assert built_pages > 5 * len(pypdf.PdfReader(out / ACTIVITY / f"{ACTIVITY}-cards.pdf").pages)
 
-    classed = runner.invoke(main, ["preview", ACTIVITY, "--class-size", "28", "--dpi", "20", *common])
+    classed = runner.invoke(main, ["preview", ACTIVITY, "--class-size", "12", "--dpi", "20", *common])
     assert_clean_exit(classed, 0)
     assert f"previewing {class_folder} (as built)" in classed.output
     pictures = sorted((class_folder / "preview").glob("*.png"))
