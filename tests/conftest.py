@@ -22,6 +22,7 @@ import pytest
 from pypdf.generic import ContentStream
 
 from kitgen.app.build import build, BuildOptions, BuildResult
+from kitgen.load.editions import own_language
 from kitgen.load.library import Library
 from kitgen.load import load_activity, LoadedActivity
 
@@ -129,11 +130,16 @@ def allocated() -> Iterator[Peak]:
 SHARED_KITS = Path(tempfile.mkdtemp(prefix="kitgen-test-kits-"))
 
 
+def library_kit(activity: str, paper: str = "a4", language: str | None = None) -> BuildResult:
+    """A kit of the library in `content/` (the edition in `language`, else its own), built with the default
+    options once per test process into a folder of its own: the many tests that only read such a kit share one
+    build (none may change its files)."""
+    return _library_kit(activity, paper, language or own_language(Library.open(CONTENT).find(activity)))
+
+
 @lru_cache(maxsize=None)
-def library_kit(activity: str, paper: str = "a4") -> BuildResult:
-    """A kit of the library in `content/`, built with the default options once per test process into a folder
-    of its own: the many tests that only read such a kit share one build (none may change its files)."""
-    return build(activity, BuildOptions(paper=paper, out_dir=SHARED_KITS / paper), Library.open(CONTENT))
+def _library_kit(activity: str, paper: str, language: str) -> BuildResult:
+    return build(activity, BuildOptions(paper=paper, out_dir=SHARED_KITS / paper), Library.open(CONTENT), language)
 
 
 @lru_cache(maxsize=None)

@@ -28,8 +28,8 @@ from babel.messages.pofile import read_po
 from click.testing import CliRunner
 from pypdf.generic import ContentStream, DecodedStreamObject, NameObject
 
-from conftest import CONTENT, MM_PER_PT, REPO, Box, form_placements, page_facts, pt_to_mm
-from kitgen.app.build import build_all_editions, BuildOptions, BuildResult
+from conftest import library_kit, CONTENT, MM_PER_PT, REPO, Box, form_placements, page_facts, pt_to_mm
+from kitgen.app.build import BuildOptions, BuildResult
 from kitgen.cli import main
 from kitgen.load.library import Library
 from kitgen.load import load_activity, LoadedActivity
@@ -60,14 +60,10 @@ def normalise(text: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def library_kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BuildResult]:
-    """Every edition of every activity in content/, built once into one temporary output folder."""
-    out = tmp_path_factory.mktemp("library-kits")
-    library = Library.open(CONTENT)
-    kits: dict[str, BuildResult] = {}
-    for activity_id in ACTIVITY_IDS:
-        for result in build_all_editions(activity_id, BuildOptions(out_dir=out), library):
-            kits[result.folder.name] = result
+def library_kits() -> dict[str, BuildResult]:
+    """Every edition of every activity in content/ (the builds the whole test run shares), by output folder."""
+    kits = {key: library_kit(activity_id, "a4", language) for key, (activity_id, language) in EDITIONS.items()}
+    assert {result.folder.name for result in kits.values()} == set(EDITIONS)
     return kits
 
 
@@ -953,17 +949,10 @@ def test_a_print_guide_counts_a_deck_of_many_kinds_instead_of_listing_every_card
     assert sum(name in guide for name in set(names)) <= 2, "the guide lists the cards one by one"
 
 
-def test_a_mat_on_one_sheet_is_not_labelled_part_1_of_1(tmp_path):
+def test_a_mat_on_one_sheet_is_not_labelled_part_1_of_1():
     """Animal habitats' mats fit one sheet each: no 'part 1 of 1'; Trash's mat, over two sheets, keeps its parts."""
-    import pypdf
-
-    from kitgen.app.build import BuildOptions, build_all_editions
-    from kitgen.load.library import Library
-
-    library = Library.open(Path(__file__).resolve().parents[1] / "content")
-    for activity_id, parted in (("animal-habitats", False), ("trash", True)):
-        for result in build_all_editions(activity_id, BuildOptions(out_dir=tmp_path), library):
-            for file in result.files:
-                if file.role == "mat":
-                    text = " ".join(page.extract_text() for page in pypdf.PdfReader(file.path).pages)
-                    assert ("1 of 1" in text) is False and (" of 2" in text or "din 2" in text) is parted, file.name
+    for activity_id, language, parted in (("animal-habitats", "en", False), ("trash", "en", True), ("trash", "ro", True)):
+        for file in library_kit(activity_id, "a4", language).files:
+            if file.role == "mat":
+                text = " ".join(page.extract_text() for page in pypdf.PdfReader(file.path).pages)
+                assert ("1 of 1" in text) is False and (" of 2" in text or "din 2" in text) is parted, file.name

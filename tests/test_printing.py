@@ -23,7 +23,7 @@ import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, pt_to_mm
+from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, pt_to_mm
 from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
 from kitgen.load.library import Library
@@ -78,6 +78,8 @@ def kit(tmp_path_factory: pytest.TempPathFactory):
     built: dict = {}
 
     def get(name: str):
+        if name in ("base", "letter"):  # the default options: the build the whole test run shares
+            return library_kit(ACTIVITY, VARIANTS[name].get("paper", "a4"))
         if name not in built:
             built[name] = build(ACTIVITY, BuildOptions(**{"paper": "a4", **VARIANTS[name]}, out_dir=root / name),
                                 library)
