@@ -5,7 +5,9 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import pdfplumber
 import pypdf
@@ -25,6 +28,13 @@ from kitgen.app.build import build, BuildOptions, BuildResult
 from kitgen.load.editions import own_language
 from kitgen.load.library import Library
 from kitgen.load import load_activity, LoadedActivity
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, see _locked
+    fcntl = None  # type: ignore[assignment]
+
+T = TypeVar("T")
 
 # compiled templates go to a cache of this test session's own, never the user's
 os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")
@@ -127,19 +137,60 @@ def allocated() -> Iterator[Peak]:
 # --------------------------------------------------------------------------- builds
 
 
-SHARED_KITS = Path(tempfile.mkdtemp(prefix="kitgen-test-kits-"))
+_shared_folder: list[Path] = []  # set once per test process by `shared_folder`
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder the processes of one test run share (the parent of each xdist worker's own temporary folder,
+    which pytest cleans up as it does those), where builds and parsed PDFs are kept for all of them."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
+    folder.mkdir(exist_ok=True)
+    _shared_folder[:] = [folder]
+    return folder
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Held by one test process at a time (an exclusive lock on `path`; without fcntl, no lock: the work is
+    then done twice, each result written whole)."""
+    with open(path, "a+b") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def shared(name: str, make: Callable[[], T]) -> T:
+    """`make()` done once per test run and shared by its processes: the first to ask makes it under a lock and
+    keeps it pickled; the others wait for it and read it."""
+    folder = _shared_folder[0]
+    kept = folder / f"{name}.pickle"
+    with _locked(folder / f"{name}.lock"):
+        if kept.exists():
+            value: T = pickle.loads(kept.read_bytes())
+            return value
+        value = make()
+        partial = kept.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(value))
+        partial.replace(kept)
+        return value
 
 
 def library_kit(activity: str, paper: str = "a4", language: str | None = None) -> BuildResult:
     """A kit of the library in `content/` (the edition in `language`, else its own), built with the default
-    options once per test process into a folder of its own: the many tests that only read such a kit share one
+    options once per test run into a folder of its own: the many tests that only read such a kit share one
     build (none may change its files)."""
     return _library_kit(activity, paper, language or own_language(Library.open(CONTENT).find(activity)))
 
 
 @lru_cache(maxsize=None)
 def _library_kit(activity: str, paper: str, language: str) -> BuildResult:
-    return build(activity, BuildOptions(paper=paper, out_dir=SHARED_KITS / paper), Library.open(CONTENT), language)
+    def made() -> BuildResult:
+        out = _shared_folder[0] / "kits" / paper
+        return build(activity, BuildOptions(paper=paper, out_dir=out), Library.open(CONTENT), language)
+
+    return shared(f"kit-{activity}-{paper}-{language}", made)
 
 
 @lru_cache(maxsize=None)
@@ -302,7 +353,6 @@ def form_placements(reader: pypdf.PdfReader, page: pypdf.PageObject) -> list[Pla
     return found
 
 
-@lru_cache(maxsize=None)
 def _facts(path: str, mtime_ns: int, tables: bool) -> tuple[PageFacts, ...]:
     reader = pypdf.PdfReader(path)
     pages: list[PageFacts] = []
@@ -330,9 +380,15 @@ def _facts(path: str, mtime_ns: int, tables: bool) -> tuple[PageFacts, ...]:
 
 
 def page_facts(path: Path, *, tables: bool = False) -> tuple[PageFacts, ...]:
-    """Parsed pages of a PDF, cached per file version (each PDF is parsed once per session).
-    `tables=True` also runs pdfplumber's table finder on every page."""
-    return _facts(str(path), path.stat().st_mtime_ns, tables)
+    """Parsed pages of a PDF, cached per file version (each PDF's bytes are parsed once per test run, whichever
+    process asks first). `tables=True` also runs pdfplumber's table finder on every page."""
+    return _facts_of(str(path), path.stat().st_mtime_ns, tables)
+
+
+@lru_cache(maxsize=None)
+def _facts_of(path: str, mtime_ns: int, tables: bool) -> tuple[PageFacts, ...]:
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:32]
+    return shared(f"facts-{digest}-{tables}", lambda: _facts(path, mtime_ns, tables))
 
 
 def pdf_text(path: Path) -> str:
