@@ -161,10 +161,15 @@ def _locked(path: Path) -> Iterator[None]:
         yield
 
 
+def shared_folder_path() -> Path:
+    """The folder this test run's processes share (see `shared_folder`)."""
+    return _shared_folder[0]
+
+
 def shared(name: str, make: Callable[[], T]) -> T:
     """`make()` done once per test run and shared by its processes: the first to ask makes it under a lock and
     keeps it pickled; the others wait for it and read it."""
-    folder = _shared_folder[0]
+    folder = shared_folder_path()
     kept = folder / f"{name}.pickle"
     with _locked(folder / f"{name}.lock"):
         if kept.exists():
@@ -187,7 +192,7 @@ def library_kit(activity: str, paper: str = "a4", language: str | None = None) -
 @lru_cache(maxsize=None)
 def _library_kit(activity: str, paper: str, language: str) -> BuildResult:
     def made() -> BuildResult:
-        out = _shared_folder[0] / "kits" / paper
+        out = shared_folder_path() / "kits" / paper
         return build(activity, BuildOptions(paper=paper, out_dir=out), Library.open(CONTENT), language)
 
     return shared(f"kit-{activity}-{paper}-{language}", made)

@@ -30,7 +30,7 @@ import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, REPO, kitgen_env
+from conftest import ACTIVITY, CONTENT, REPO, kitgen_env, shared, shared_folder_path
 from kitgen.cli import main
 from kitgen.app.build import kits_for_class  # (defined in kitgen.plan.options; once in kitgen.plan.kit)
 
@@ -204,14 +204,24 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_library(tmp_path_factory.mktemp("batch"))
+def library() -> Path:
+    """A copy of the library, made once per test run (the test processes share it and the runs below)."""
+    def made() -> Path:
+        root = shared_folder_path() / "batch"
+        root.mkdir()
+        return copy_library(root)
+
+    return shared("batch-library", made)
 
 
 @pytest.fixture(scope="module")
 def runs(library: Path) -> dict[str, Run]:
-    """Five batch builds of the same library into the same folder, one after the other:
+    """Five batch builds of the same library into the same folder, one after the other, once per test run:
     first, again unchanged, after editing one content file, after editing one template, with --force."""
+    return shared("batch-runs", lambda: five_runs(library))
+
+
+def five_runs(library: Path) -> dict[str, Run]:
     out = library / "out"
 
     def run(*extra: str) -> Run:
@@ -465,8 +475,11 @@ CLASS = 29
 
 
 @pytest.fixture(scope="module")
-def class_kit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("class")
+def class_kit() -> dict[str, Path]:
+    return shared("batch-class-kit", lambda: built_class_kit(shared_folder_path() / "class"))
+
+
+def built_class_kit(out: Path) -> dict[str, Path]:
     result = CliRunner().invoke(main, ["build", ACTIVITY, "--class-size", str(CLASS), "--content", str(CONTENT),
                                        "--out", str(out)])
     assert result.exit_code == 0, result.output

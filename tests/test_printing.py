@@ -23,7 +23,7 @@ import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, pt_to_mm
+from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, pt_to_mm, shared, shared_folder_path
 from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
 from kitgen.load.library import Library
@@ -71,18 +71,19 @@ def near(a: float, b: float, tol_mm: float = TOL_MM) -> bool:
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory):
+def kit():
     """kit(name) → the BuildResult of growing-discard built with that variant's options (each built once)."""
-    root = tmp_path_factory.mktemp("printing")
-    library = Library.open(CONTENT)
     built: dict = {}
+
+    def made(name: str):
+        out = shared_folder_path() / "printing" / name
+        return build(ACTIVITY, BuildOptions(**{"paper": "a4", **VARIANTS[name]}, out_dir=out), Library.open(CONTENT))
 
     def get(name: str):
         if name in ("base", "letter"):  # the default options: the build the whole test run shares
             return library_kit(ACTIVITY, VARIANTS[name].get("paper", "a4"))
-        if name not in built:
-            built[name] = build(ACTIVITY, BuildOptions(**{"paper": "a4", **VARIANTS[name]}, out_dir=root / name),
-                                library)
+        if name not in built:  # once per test run, whichever test process asks first
+            built[name] = shared(f"printing-{name}", lambda: made(name))
         return built[name]
 
     return get
