@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
@@ -65,6 +66,15 @@ def stopping_like_ctrl_c() -> Iterator[None]:
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
+
+
+def wait_for_ctrl_c(tick: float = 0.5) -> None:
+    """Sleep until Ctrl-C (or SIGTERM/SIGHUP under `stopping_like_ctrl_c`) raises KeyboardInterrupt.
+
+    In short sleeps: the kernel may hand a signal to any thread (a watcher's, a server's), which does not wake
+    a long sleep in the main thread; Python raises KeyboardInterrupt when the main thread next wakes."""
+    while True:
+        time.sleep(tick)
 
 
 def verbosity(quiet: bool, verbose: bool) -> int:

@@ -1,7 +1,6 @@
 """`kitgen serve`, `calibrate` and `printer`: the page in the browser and the printer's own measurements."""
 from __future__ import annotations
 
-import time
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,8 @@ from kitgen.app.calibrate import calibration_pdf
 from kitgen.app.printers import config_file, load_printers, save_printer
 from kitgen.app.request import known_ids
 from kitgen.app.settings import chosen_options
-from kitgen.cli.common import content_option, debug_option, flags, guarded, main, stopping_like_ctrl_c, typed
+from kitgen.cli.common import (content_option, debug_option, flags, guarded, main, stopping_like_ctrl_c, typed,
+                               wait_for_ctrl_c)
 from kitgen.core.atomic import write_atomic
 from kitgen.core.choices import Duplex
 from kitgen.core.units import parse_paper
@@ -65,8 +65,7 @@ def serve(activity_id: str | None, port: int, content_dir: Path | None, debug: b
         click.echo(f"serving {address}  (Ctrl-C stops)", err=True)
         with stopping_like_ctrl_c():
             try:
-                while True:
-                    time.sleep(3600)
+                wait_for_ctrl_c()
             except KeyboardInterrupt:
                 stop(server, watching)
                 click.echo("stopped serving", err=True)
