@@ -1051,25 +1051,31 @@ def test_margin_on_the_command_line_reaches_the_sheets(tmp_path, monkeypatch):
 
 
 def test_print_shop_writes_one_card_per_page_with_3_mm_bleed_and_its_trim_box(kit, back_words, total_cards):
-    path = file_of(kit("shop"), "cards")
-    reader = pypdf.PdfReader(path)
-    pages, art = cards_by_page(path, back_words), page_art(path)
-    assert len(reader.pages) == 2 * total_cards
-    assert [page_side(page) for page in pages] == ["face", "back"] * total_cards
-    for index, page in enumerate(reader.pages):
-        media = Box(*(float(v) for v in page.mediabox))
-        trim = Box(*(float(v) for v in page.trimbox))
-        bleed = Box(*(float(v) for v in page.bleedbox))
-        assert near(media.width, mm(CARD_MM[0] + 2 * BLEED_MM), EXACT_MM)
-        assert near(media.height, mm(CARD_MM[1] + 2 * BLEED_MM), EXACT_MM)
-        assert same_box(bleed, media, EXACT_MM)
-        assert same_box(trim, Box(mm(BLEED_MM), mm(BLEED_MM), mm(BLEED_MM + CARD_MM[0]), mm(BLEED_MM + CARD_MM[1])),
-                        EXACT_MM), (index + 1, trim)
-        [card] = pages[index]
-        assert same_box(cut_box(card, BLEED_MM), trim, EXACT_MM)  # the card's cut rectangle is the trim box
-        assert art[index].marks == [] and art[index].thin_rects == []  # no marks, no ruler: the shop trims
-    assert "100 mm" not in " ".join(card.text for page in pages for card in page)
-    assert "Print-shop version" in text_of(file_of(kit("shop"), "print-guide"))
+    """The fronts one card a page, the backs each once in a file of their own (tests/test_print_shop.py checks
+    them as PDF/X-4)."""
+    files = {f.path.name.rsplit("-", 1)[-1]: f.path for f in kit("shop").files if f.role == "cards"}
+    assert sorted(files) == ["backs.pdf", "fronts.pdf"]
+    for name, expected in (("fronts.pdf", "face"), ("backs.pdf", "back")):
+        path = files[name]
+        reader = pypdf.PdfReader(path)
+        pages, art = cards_by_page(path, back_words), page_art(path)
+        assert [page_side(page) for page in pages] == [expected] * len(reader.pages)
+        if name == "fronts.pdf":
+            assert len(reader.pages) == total_cards
+        for index, page in enumerate(reader.pages):
+            media = Box(*(float(v) for v in page.mediabox))
+            trim = Box(*(float(v) for v in page.trimbox))
+            bleed = Box(*(float(v) for v in page.bleedbox))
+            assert near(media.width, mm(CARD_MM[0] + 2 * BLEED_MM), EXACT_MM)
+            assert near(media.height, mm(CARD_MM[1] + 2 * BLEED_MM), EXACT_MM)
+            assert same_box(bleed, media, EXACT_MM)
+            assert same_box(trim, Box(mm(BLEED_MM), mm(BLEED_MM), mm(BLEED_MM + CARD_MM[0]),
+                                      mm(BLEED_MM + CARD_MM[1])), EXACT_MM), (index + 1, trim)
+            [card] = pages[index]
+            assert same_box(cut_box(card, BLEED_MM), trim, EXACT_MM)  # the card's cut rectangle is the trim box
+            assert art[index].marks == [] and art[index].thin_rects == []  # no marks, no ruler: the shop trims
+        assert "100 mm" not in " ".join(card.text for page in pages for card in page)
+    assert "For the print shop" in text_of(file_of(kit("shop"), "print-guide"))
 
 
 def _svg_rects(path: Path) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]], float]:
