@@ -161,6 +161,7 @@ def checklist(path: Path) -> list[str]:
 
 def _operations(content: bytes) -> list[tuple[list[bytes], bytes]]:
     """(operands, operator) of a content stream, for the colour operators (tokens are enough for them)."""
+    content = re.sub(rb"\((?:\\.|[^\\)])*\)", b"()", content)  # the text of strings is no operator
     tokens = re.findall(rb"/[^\s/\[\]()<>]+|\(|\)|\[|\]|[^\s/\[\]()<>]+", content)
     operations, operands = [], []
     for token in tokens:
@@ -289,3 +290,23 @@ def test_a_picture_in_a_print_shop_file_is_cmyk_over_white(tmp_path):
                     str(tmp_path / "p")], check=True)
     red, green, blue = Image.open(next(tmp_path.glob("p*.png"))).convert("RGB").getpixel((30, 70))
     assert red > 200 and 90 < green < 140 and 90 < blue < 150  # half-transparent red over white: a light red
+
+
+def test_every_print_shop_file_of_other_kits_passes_the_checklist(tmp_path):
+    """Four decks of 200 cards with their own backs, and an optional deck beside slips a teacher prints."""
+    library = Library.open(CONTENT)
+    checked = 0
+    for activity in ("junkyard-robots", "needle-in-a-card-stack"):
+        result = build(activity, BuildOptions(out_dir=tmp_path, print_shop=True), library)
+        for file in result.files:
+            if file.name.endswith(("-fronts.pdf", "-backs.pdf")):
+                assert checklist(result.folder / file.name) == [], file.name
+                checked += 1
+        guide = " ".join(pypdf.PdfReader(result.folder / next(
+            f.name for f in result.files if f.role == "print-guide")).pages[0].extract_text().split())
+        for file in result.files:  # the slips are not the shop's: the guide says plain paper for them
+            if file.role == "slips":
+                assert f"{file.name} Plain paper" in guide
+    assert checked == 4
+    backs = pypdf.PdfReader(tmp_path / "junkyard-robots" / "junkyard-robots-cards-backs.pdf")
+    assert len(backs.pages) == 4  # one back for each of the four piles
