@@ -22,8 +22,10 @@ MARK_ZONE = MARK_GAP + MARK_LENGTH
 BAND_HEIGHT = mm(9)  # calibration bar and sheet label, at the bottom of every card sheet
 GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card edge
 # print-then-cut: Silhouette Studio's "Type 1" registration marks at its default settings, and the clearance
-# every card keeps from them (a cutter sheet's margin is the inset, the square and the clearance)
+# kept round them: each of the three marked corners keeps a square zone, from the paper's corner to the inset, the
+# mark's length and the clearance, with nothing printed in it but the mark (the sensor scans it for the mark)
 REG_INSET, REG_SQUARE, REG_LENGTH, REG_THICKNESS, REG_CLEAR = mm(10), mm(5), mm(20), mm(0.5), mm(1.5)
+REG_ZONE = REG_INSET + REG_LENGTH + REG_CLEAR
 SIDE_STRIP = mm(3.5)  # side layout: the width of each side strip (ruler along one, words along the other)
 
 
@@ -89,6 +91,7 @@ class Grid:
     sheet: Sheet = field(default_factory=Sheet)
     side: Rect | None = None  # side layout: the right strip (the band then runs down the left margin)
     guides: bool = False  # side layout without room above and below: vertical cuts drawn as hairlines on the cut
+    skipped: frozenset[int] = frozenset()  # print-then-cut: places (row by row) left empty, in a marked corner
 
     @property
     def layout(self) -> str:
@@ -104,7 +107,12 @@ class Grid:
 
     @property
     def per_sheet(self) -> int:
-        return self.columns * self.rows
+        return self.columns * self.rows - len(self.skipped)
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """The places cards go in, row by row from the top left (all of them but the `skipped`)."""
+        return tuple(p for p in range(self.columns * self.rows) if p not in self.skipped)
 
     @property
     def right(self) -> float:
@@ -120,8 +128,8 @@ class Grid:
         return self.bottom - GUTTER if self.sheet.fold else None
 
     def cell(self, index: int) -> Rect:
-        """The cut rectangle of the card at `index` (0 = top left, row by row)."""
-        row, column = divmod(index, self.columns)
+        """The cut rectangle of the card at `index` (0 = top left, row by row, past any skipped place)."""
+        row, column = divmod(self.places[index] if self.skipped else index, self.columns)
         return Rect(self.left + column * (self.card.width + self.gap),
                     self.top - (row + 1) * self.card.height - row * self.gap, self.card.width, self.card.height)
 
@@ -166,9 +174,9 @@ def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
         bleed = sheet.bleed
         return Grid(PaperSize(card.width + 2 * bleed, card.height + 2 * bleed), card, 1, 1, bleed, bleed,
                     Rect(0, 0, 0, 0), sheet)
-    if sheet.cutter:  # the registration marks need the corners: the band layout inside their margin
-        sheet = replace(sheet, margin=max(sheet.margin, REG_INSET + REG_SQUARE + REG_CLEAR))
     band = _band_layout(page, card, sheet)
+    if sheet.cutter and band is not None:  # the registration marks need their corners: the band layout without them
+        band = _clear_of_marks(band)
     # a gutter fold takes the side layout only when the band leaves no room (a tall card on Letter)
     sides = None if sheet.cutter or (sheet.fold and band is not None) else _side_layout(page, card, sheet)
     if sides is not None and (band is None or sides.per_sheet > band.per_sheet):
@@ -203,6 +211,32 @@ def _band_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
     return Grid(page, card, columns, rows, left, bottom, band, sheet)
 
 
+def corner_zones(page: PaperSize) -> list[Rect]:
+    """Print-then-cut: the three marked corners' zones (top left, top right, bottom left), nothing printed in them
+    but the registration marks."""
+    w, h, zone = page.width, page.height, REG_ZONE
+    return [Rect(0, h - zone, zone, zone), Rect(w - zone, h - zone, zone, zone), Rect(0, 0, zone, zone)]
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.top and b.y < a.top
+
+
+def _clear_of_marks(grid: Grid) -> Grid:
+    """The grid with each place whose card (with its bleed and crop-mark gap) reaches into a marked corner left
+    empty, and the band beside the bottom-left corner's zone: clearance only where the marks are."""
+    zones = corner_zones(grid.page)
+    reach = grid.sheet.bleed + MARK_GAP
+    skipped = frozenset(p for p in range(grid.columns * grid.rows)
+                        if any(_overlap(grid.cell(p).inset(-reach), zone) for zone in zones))
+    if len(skipped) == grid.columns * grid.rows:
+        raise PlanError(f"a {grid.card} card does not fit on this paper ({grid.page}) beside the registration marks; "
+                        "choose a smaller card or larger paper")
+    start = REG_ZONE + mm(1)
+    band = Rect(start, grid.band.y, grid.page.width - grid.margin - start, grid.band.height)
+    return replace(grid, band=band, skipped=skipped)
+
+
 def _side_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
     """The ruler down the left margin and the words down the right one, the crop marks of the horizontal cuts
     beside the cards; above and below the cards only the marks of the vertical cuts, or, when even they do not
@@ -232,7 +266,17 @@ def _side_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
 
 
 def crop_marks(grid: Grid) -> list[Segment]:
-    """Short lines in the margin that continue every cut line; none of them touches a card or its bleed."""
+    """Short lines in the margin that continue every cut line; none of them touches a card or its bleed (nor, on
+    a print-then-cut sheet, a marked corner's zone)."""
+    marks = _crop_marks(grid)
+    if grid.sheet.cutter:
+        zones = corner_zones(grid.page)
+        marks = [m for m in marks if not any(_overlap(Rect(min(m.x0, m.x1), min(m.y0, m.y1), abs(m.x1 - m.x0) + 1e-6,
+                                                           abs(m.y1 - m.y0) + 1e-6), zone) for zone in zones)]
+    return marks
+
+
+def _crop_marks(grid: Grid) -> list[Segment]:
     xs, ys = grid.cut_lines()
     near, far = MARK_GAP + grid.sheet.bleed, MARK_ZONE + grid.sheet.bleed
     marks = []

@@ -89,8 +89,8 @@ class BuildOptions:
         "--shop-bleed", "A print shop's card template: 3mm (69.5 × 94.9 mm pages for poker cards) or eighth-inch "
         "(1/8 in, 69.85 × 95.25 mm, as US services ask); implies --print-shop.", example='"eighth-inch"'))
     cutter: Cutter | None = field(default=None, metadata=option(
-        "--cutter", "Print-then-cut: silhouette, registration marks on the card sheets and an SVG cut file of the "
-        "card outlines beside each card file; cricut, the card faces as PNG pictures of at most 6.75 × 9.25 in "
+        "--cutter", "Print-then-cut: silhouette, Studio's registration marks on the card sheets (their corners "
+        "kept clear) and cut files of the card outlines (SVG and DXF) beside each card file; cricut, the card faces as PNG pictures of at most 6.75 × 9.25 in "
         "(300 dpi), each with an SVG of its card outlines.", example='"silhouette"'))
     corner_mm: float = field(default=0.0, metadata=option(
         "--corners", "Round the cards' corners by this radius (cut lines and cut files follow).", low=0, high=10,

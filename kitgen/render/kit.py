@@ -22,6 +22,7 @@ from kitgen.pictures.files import library_root, Picture, PictureError, read_pict
 from kitgen.core.display import Document
 from kitgen.load.model import Activity, Back, CardKind, CardTable
 from kitgen.load.source import Location
+from kitgen.plan.imposition import corner_zones, Rect, registration_rects
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets, SheetText
@@ -305,7 +306,26 @@ class KitRenderer:
                 "side": self.plan.grid.side is not None, "per_paper": self.plan.per_paper,
                 "print_shop": sheet.print_shop, "cutter": sheet.cutter, "cricut": style.cricut,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
-                "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
+                "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset),
+                **(self.cutter_facts() if sheet.cutter else {})}
+
+    def cutter_facts(self) -> dict[str, str]:
+        """The print-then-cut numbers the guide gives, measured on the sheet's layout: the registration marks'
+        length, thickness and inset, the side of each marked corner's clear zone, and how far the nearest card
+        (with its bleed) stays from a mark."""
+        grid = self.plan.grid
+        marks = [r for rects in registration_rects(grid.page).values() for r in rects]
+        cards = [grid.cell(i).inset(-grid.sheet.bleed) for i in range(grid.per_sheet)]
+
+        def gap(a: Rect, b: Rect) -> float:
+            dx = max(b.x - a.right, a.x - b.right, 0.0)
+            dy = max(b.y - a.top, a.y - b.top, 0.0)
+            return float((dx * dx + dy * dy) ** 0.5)
+        square = registration_rects(grid.page)["square"][0]
+        bar = registration_rects(grid.page)["top-right"][0]
+        return {"reg_length": _mm(bar.width), "reg_thickness": _mm(bar.height), "reg_inset": _mm(square.x),
+                "reg_zone": _mm(corner_zones(grid.page)[0].width),
+                "reg_nearest": f"{to_mm(min(gap(m, c) for m in marks for c in cards)):.1f}"}
 
     def totals(self, files: list[OutputFile]) -> dict[str, int]:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
