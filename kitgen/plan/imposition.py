@@ -27,6 +27,13 @@ GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card 
 REG_INSET, REG_SQUARE, REG_LENGTH, REG_THICKNESS, REG_CLEAR = mm(10), mm(5), mm(20), mm(0.5), mm(1.5)
 REG_ZONE = REG_INSET + REG_LENGTH + REG_CLEAR
 SIDE_STRIP = mm(3.5)  # side layout: the width of each side strip (ruler along one, words along the other)
+# side layout without room for full marks above and below (9 poker cards on Letter): short marks of the vertical
+# cuts in what room there is, this far from the cards, when at least SHORT_MARK_ROOM is left between the cards
+# and the margin; below that, hairlines on the cuts
+SHORT_MARK_GAP, SHORT_MARK_ROOM = mm(0.5), mm(1.0)
+# the rulers' ticks (the 100 mm ruler every 5 mm, the 4 in one every 1/4 in), kept apart from the cuts
+RULER_TICKS = tuple(mm(t) for t in range(0, 101, 5))
+INCH_TICKS = tuple(e * 72 / 8 for e in range(0, 33, 2))
 
 
 
@@ -100,6 +107,16 @@ class Grid:
     @property
     def margin(self) -> float:
         return self.sheet.margin
+
+    @property
+    def short_room(self) -> float:
+        """Side layout without full marks above and below: the room between the cards and the margin there."""
+        return min(self.page.height - self.margin - self.top, self.bottom - self.margin)
+
+    @property
+    def short_marks(self) -> bool:
+        """The vertical cuts marked by short marks above and below the cards (not by hairlines on the cut)."""
+        return self.guides and self.short_room >= SHORT_MARK_ROOM
 
     @property
     def gap(self) -> float:
@@ -211,6 +228,24 @@ def _band_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
     return Grid(page, card, columns, rows, left, bottom, band, sheet)
 
 
+def ruler_starts(grid: Grid) -> tuple[float, float]:
+    """Side layout: the page y of each ruler's zero tick, the 100 mm ruler near the top of the left strip and the
+    4 in one near the bottom of the right strip (so their ticks are never level with each other), each moved by up
+    to a tick's spacing so that no tick is level with a horizontal cut (a tick beside the cards reads as a crop
+    mark). Both rulers run down the page from their zero tick."""
+    _, cuts = grid.cut_lines()
+    steps = [step * mm(0.05) for step in range(101)]  # up to 5 mm
+
+    def apart(zero: float, ticks: tuple[float, ...]) -> float:
+        return min((abs(zero - t - cut) for t in ticks for cut in cuts), default=mm(10))
+
+    top = grid.band.top - mm(2)
+    left = max((top - step for step in steps), key=lambda zero: (round(apart(zero, RULER_TICKS), 4), zero))
+    low = grid.band.y + mm(8) + INCH_TICKS[-1]  # room under the 4 in ruler for its words
+    right = max((low + step for step in steps), key=lambda zero: (round(apart(zero, INCH_TICKS), 4), -zero))
+    return left, right
+
+
 def corner_zones(page: PaperSize) -> list[Rect]:
     """Print-then-cut: the three marked corners' zones (top left, top right, bottom left), nothing printed in them
     but the registration marks."""
@@ -283,9 +318,18 @@ def _crop_marks(grid: Grid) -> list[Segment]:
     for x in ([] if grid.guides else xs):
         marks.append(Segment(x, grid.top + near, x, grid.top + far))
         marks.append(Segment(x, grid.bottom - far, x, grid.bottom - near))
+    if grid.short_marks:  # short marks in the room left above and below the cards, up to the margin
+        room = grid.short_room
+        for x in xs:
+            marks.append(Segment(x, grid.top + SHORT_MARK_GAP, x, grid.top + room))
+            marks.append(Segment(x, grid.bottom - room, x, grid.bottom - SHORT_MARK_GAP))
+    left_far = right_far = far
+    if grid.side is not None:  # side layout: the marks stop short of the strips (the rulers, the words)
+        left_far = min(far, grid.left - grid.band.right - MARK_GAP)
+        right_far = min(far, grid.side.x - grid.right - MARK_GAP)
     for y in ys:
-        marks.append(Segment(grid.left - far, y, grid.left - near, y))
-        marks.append(Segment(grid.right + near, y, grid.right + far, y))
+        marks.append(Segment(grid.left - left_far, y, grid.left - near, y))
+        marks.append(Segment(grid.right + near, y, grid.right + right_far, y))
     fold = grid.fold_y
     if fold is not None:  # a gutter fold: the backs below the fold get their own marks
         marks += [Segment(s.x0, 2 * fold - s.y0, s.x1, 2 * fold - s.y1) for s in marks]
@@ -295,7 +339,7 @@ def _crop_marks(grid: Grid) -> list[Segment]:
 def cut_guides(grid: Grid) -> list[Segment]:
     """Side layout without room for marks above and below: a hairline on every vertical cut, over the cards'
     height (it is cut away with the cut); nothing otherwise."""
-    if not grid.guides:
+    if not grid.guides or grid.short_marks:
         return []
     xs, _ = grid.cut_lines()
     return [Segment(x, grid.bottom, x, grid.top) for x in xs]

@@ -302,7 +302,8 @@ class KitRenderer:
         """The printing choices, as the print guide states them."""
         sheet, style = self.plan.grid.sheet, self.style
         return {"duplex": sheet.duplex, "fold": sheet.fold, "bleed": f"{to_mm(sheet.bleed):g}" if sheet.bleed else "",
-                "margin": f"{to_mm(sheet.margin):g}", "guides": self.plan.grid.guides,
+                "margin": f"{to_mm(sheet.margin):g}", "guides": self.plan.grid.guides and not self.plan.grid.short_marks,
+                "short_marks": self.plan.grid.short_marks,
                 "side": self.plan.grid.side is not None, "per_paper": self.plan.per_paper,
                 "print_shop": sheet.print_shop, "cutter": sheet.cutter, "cricut": style.cricut,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
