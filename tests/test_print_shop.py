@@ -310,3 +310,18 @@ def test_every_print_shop_file_of_other_kits_passes_the_checklist(tmp_path):
     assert checked == 4
     backs = pypdf.PdfReader(tmp_path / "junkyard-robots" / "junkyard-robots-cards-backs.pdf")
     assert len(backs.pages) == 4  # one back for each of the four piles
+
+
+def test_the_library_index_asks_for_actual_size_like_every_other_file(tmp_path):
+    import shutil
+
+    import forked
+    from conftest import kitgen_env
+
+    shutil.copytree(CONTENT, tmp_path / "content")
+    run = forked.run(["build", "--all"], cwd=tmp_path,
+                     env=kitgen_env(tmp_path), timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    index = pypdf.PdfReader(tmp_path / "output" / "index.pdf")
+    assert index.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None"
+    assert float(index.pdf_header.removeprefix("%PDF-")) >= 1.6
