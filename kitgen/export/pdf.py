@@ -23,6 +23,7 @@ from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDEN
 from kitgen.core.errors import BuildError
 from kitgen.core.cache import code_digest
 from kitgen.export import pdfx
+from kitgen.export.subsets import subset_seed
 from kitgen.fonts.registry import font_runs, register_fonts, REGULAR
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ def require_tested_reportlab(version: str | None = None) -> None:
     scratch = Canvas(io.BytesIO())
     missing = [name for name in CANVAS_INTERNALS if not hasattr(scratch, name)]
     missing += [f"pdfdoc.{name}" for name in ("PDFFormXObject", "PDFResourceDictionary") if not hasattr(pdfdoc, name)]
+    from reportlab.pdfbase import ttfonts
+
+    missing += [] if callable(getattr(ttfonts, "SUBSETN", None)) else ["ttfonts.SUBSETN"]  # (kitgen.export.subsets)
     if missing:
         raise BuildError(f"ReportLab {version} lacks what kitgen's PDF backend relies on ({', '.join(missing)})")
 
@@ -151,17 +155,12 @@ def _written(document: Document, kept: bool) -> bytes:
         streams: Shelf[bytes] = Shelf("streams", _shelf_name(document), kept)
         painter = _Painter(canvas, document.forms, streams, cmyk=document.pdfx)
         painter.fix_glyph_codes(document)
-        for page in document.pages:
-            fp_str(page.width, page.height, *(n for box in page.boxes.values() if box for n in box))
-            canvas.setPageSize((page.width, page.height))
-            for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
-                canvas.setCropBox(page.boxes.get(name), name=name)
-            painter.state = {}  # every page starts from PDF's default graphics state
-            painter.draw(page.items)
-            canvas.showPage()
-        if document.pdfx:
-            _pdfx_keys(canvas, document.title)
-        canvas.save()
+        seed = painter.glyph_codes + document.title.encode()
+        with subset_seed(seed):
+            painter.draw_pages(document)
+            if document.pdfx:
+                _pdfx_keys(canvas, document.title)
+            canvas.save()
         painter.streams.save()
     return buffer.getvalue()
 
@@ -335,6 +334,19 @@ class _Painter:
         finally:
             self.canvas.addLiteral("Q")
             self.state = state
+
+    # ---------------------------------------------------------------- pages
+    def draw_pages(self, document: Document) -> None:
+        """Every page of the document, with its boxes, each from PDF's default graphics state."""
+        canvas = self.canvas
+        for page in document.pages:
+            fp_str(page.width, page.height, *(n for box in page.boxes.values() if box for n in box))
+            canvas.setPageSize((page.width, page.height))
+            for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
+                canvas.setCropBox(page.boxes.get(name), name=name)
+            self.state = {}
+            self.draw(page.items)
+            canvas.showPage()
 
     # ---------------------------------------------------------------- items
     def draw(self, items: Iterable[Item]) -> None:
