@@ -532,7 +532,6 @@ def render_card_sheets(
     mark_lines = {side: [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
                   for side, marks in (("faces", crop_marks(grid)), ("backs", back_marks(grid)))}
     guide_lines = [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
-    face_trim = trim_box(grid)
 
     def page(side: str, sheet: CardSheet[_Card], items: list[Item], outlines: list[Rect], band: Rect,
              trim: Rect) -> Page:
@@ -564,6 +563,7 @@ def render_card_sheets(
                 marker_of[face_key(item)] = _deck_words(back_designs[back_of(item)])
     rotated = backs_rotated(sheet_options)
     for sheet in sheets:
+        face_trim = _used_trim(sheet, grid) if sheet.faces else trim_box(grid)  # a partial sheet: its own cards
         items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
                              for rect, item in sheet.faces]
         if with_backs and sheet_options.fold:
@@ -585,6 +585,14 @@ def render_card_sheets(
             document.pages.append(back_page)
     designs.save()
     return document
+
+
+def _used_trim(sheet: CardSheet[_Card], grid: Grid) -> Rect:
+    """The rectangle round the cards a sheet holds (with a gutter fold, their backs below the fold too): the trim
+    box of a partial sheet spans its cards, not the empty places."""
+    rects = [rect for rect, _ in sheet.faces] + ([rect for rect, _ in sheet.backs] if grid.sheet.fold else [])
+    x0, y0 = min(r.x for r in rects), min(r.y for r in rects)
+    return Rect(x0, y0, max(r.right for r in rects) - x0, max(r.top for r in rects) - y0)
 
 
 def _mirror_rect(rect: Rect, grid: Grid) -> tuple[float, float, float, float]:
