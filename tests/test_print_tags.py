@@ -48,3 +48,18 @@ def test_font_subsets_are_tagged_per_file(tmp_path):
     again = build("growing-discard", BuildOptions(out_dir=tmp_path / "again"), Library.open(CONTENT))
     assert (again.folder / "growing-discard-cards.pdf").read_bytes() == (
         result.folder / "growing-discard-cards.pdf").read_bytes(), "the same file again, byte for byte"
+
+
+def test_large_print_footers_and_credits_are_large_too(tmp_path):
+    import pdfplumber
+
+    result = build("growing-discard", BuildOptions(out_dir=tmp_path, large_print=True), Library.open(CONTENT))
+    for file in result.files:
+        if file.role in ("cards", "optional-cards"):
+            continue
+        with pdfplumber.open(result.folder / file.name) as document:
+            for page in document.pages:
+                foot = [c for c in page.chars if c["bottom"] > page.height - 15 * 72 / 25.4]
+                assert foot, f"{file.name}: no footer"
+                assert min(c["size"] for c in foot) >= 10 - 0.01, (file.name, min(c["size"] for c in foot))
+                assert min(page.height - c["bottom"] for c in foot) >= 5 * 72 / 25.4 - 0.5  # inside the 5 mm
