@@ -216,9 +216,11 @@ class KitRenderer:
         PDF/X-4. `decks`: the deck name of each front, in page order."""
         catalog = self.catalog
         stem = name.removesuffix(".pdf")
-        fronts = Document(f"{document.title} · {catalog.pgettext('print shop', 'fronts')}",
+        fronts_word, backs_word = catalog.pgettext("print shop", "fronts"), catalog.pgettext("print shop", "backs")
+        fronts_file, backs_file = catalog.pgettext("file name", "fronts"), catalog.pgettext("file name", "backs")
+        fronts = Document(f"{document.title} · {fronts_word}",
                           document.pages[0::2], document.forms, pdfx=True)
-        backs = Document(f"{document.title} · {catalog.pgettext('print shop', 'backs')}", [], document.forms,
+        backs = Document(f"{document.title} · {backs_word}", [], document.forms,
                          pdfx=True)
         behind: dict[tuple[Any, ...], list[int]] = {}
         for number, page in enumerate(document.pages[1::2], start=1):
@@ -227,10 +229,10 @@ class KitRenderer:
                 behind[key] = []
                 backs.pages.append(page)
             behind[key].append(number)
-        files = [OutputFile(Path(f"{stem}-{catalog.pgettext('file name', 'fronts')}.pdf"), role, len(fronts.pages),
+        files = [OutputFile(Path(f"{stem}-{fronts_file}.pdf"), role, len(fronts.pages),
                             document=fronts)]
         if backs.pages:
-            files.append(OutputFile(Path(f"{stem}-{catalog.pgettext('file name', 'backs')}.pdf"), role,
+            files.append(OutputFile(Path(f"{stem}-{backs_file}.pdf"), role,
                                     len(backs.pages), document=backs,
                                     backs=tuple(tuple(numbers) for numbers in behind.values()),
                                     decks=tuple(decks[numbers[0] - 1] for numbers in behind.values())))
