@@ -169,7 +169,7 @@ def flags(*names: str, **helps: str) -> Callable[[F], F]:
     return decorate
 
 
-PRINTING = ("duplex", "fold", "bleed_mm", "cut_lines", "margin_mm", "print_shop", "cutter", "corner_mm",
+PRINTING = ("duplex", "fold", "bleed_mm", "cut_lines", "margin_mm", "print_shop", "shop_bleed", "cutter", "corner_mm",
             "back_offset_mm", "printer", "ink", "large_print", "font")  # the printing choices of build and preview
 
 content_option = click.option(

@@ -58,3 +58,14 @@ class Cutter(Choice):
 
     SILHOUETTE = "silhouette"
     CRICUT = "cricut"
+
+
+class ShopBleed(Choice):
+    """A print shop's bleed: 3 mm (European services' card templates) or 1/8 in (US services')."""
+
+    MM3 = "3mm"
+    EIGHTH_INCH = "eighth-inch"
+
+    @property
+    def millimetres(self) -> float:
+        return 3.0 if self is ShopBleed.MM3 else 25.4 / 8

@@ -183,6 +183,7 @@ class Document:
     forms: dict[str, Form] = field(default_factory=dict)
     duplex: str | None = None  # "long" or "short" asks the printer to print two-sided; None leaves it
     author: str = "kitgen"
+    pdfx: bool = False  # PDF/X-4 for a print shop: an output intent, every colour in its CMYK inks
 
     def distinct_texts(self) -> Iterator[Text]:
         """Every text run once: each page's own, then each form's (however often the form is placed)."""

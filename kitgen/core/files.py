@@ -52,6 +52,9 @@ class OutputFile:
     sheets: int = 0  # sheets of paper or card stock; 0 means one per page
     document: Document | None = field(default=None, repr=False, compare=False)  # what render drew
     data: bytes = field(default=b"", repr=False, compare=False)  # the PDF
+    # a print shop's backs file: for each of its pages, the numbers of the front pages that back goes behind
+    backs: tuple[tuple[int, ...], ...] = field(default=(), compare=False)
+    decks: tuple[str, ...] = field(default=(), compare=False)  # and the name of each back's deck
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "role", Role(self.role))

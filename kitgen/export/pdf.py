@@ -22,6 +22,8 @@ from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDEN
                                  Segment, Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
 from kitgen.core.cache import code_digest
+from kitgen.export import pdfx
+from kitgen.export.subsets import subset_seed
 from kitgen.fonts.registry import font_runs, register_fonts, REGULAR
 
 if TYPE_CHECKING:
@@ -72,6 +74,9 @@ def require_tested_reportlab(version: str | None = None) -> None:
     scratch = Canvas(io.BytesIO())
     missing = [name for name in CANVAS_INTERNALS if not hasattr(scratch, name)]
     missing += [f"pdfdoc.{name}" for name in ("PDFFormXObject", "PDFResourceDictionary") if not hasattr(pdfdoc, name)]
+    from reportlab.pdfbase import ttfonts
+
+    missing += [] if callable(getattr(ttfonts, "SUBSETN", None)) else ["ttfonts.SUBSETN"]  # (kitgen.export.subsets)
     if missing:
         raise BuildError(f"ReportLab {version} lacks what kitgen's PDF backend relies on ({', '.join(missing)})")
 
@@ -120,7 +125,7 @@ def _file_key(document: Document) -> bytes:
 
 
     forms = [(name, (form.digest, form.bbox) if form.digest else form) for name, form in document.forms.items()]
-    drawn = (reportlab.Version, document.title, document.author, document.duplex,
+    drawn = (reportlab.Version, document.title, document.author, document.duplex, document.pdfx,
              [(page.width, page.height, page.boxes, page.items) for page in document.pages], forms)
     return hashlib.blake2b(code_digest() + pickle.dumps(drawn, protocol=pickle.HIGHEST_PROTOCOL),
                            digest_size=20).digest()
@@ -139,28 +144,61 @@ def _written(document: Document, kept: bool) -> bytes:
         # (ReportLab's stubs type the initial font name as a number)
         canvas = Canvas(buffer, pagesize=(first.width, first.height), invariant=1, pageCompression=1,
                         initialFontName=REGULAR,  # type: ignore[arg-type]
-                        pdfVersion=(1, 7) if document.duplex else (1, 6))
+                        pdfVersion=(1, 7) if document.duplex and not document.pdfx else (1, 6))
         canvas.setTitle(document.title)
         canvas.setAuthor(document.author)
         canvas.setCreator("kitgen")
         canvas.setViewerPreference("PrintScaling", "None")
-        if document.duplex:
+        if document.duplex and not document.pdfx:
             canvas.setViewerPreference("Duplex", "DuplexFlipShortEdge" if document.duplex == "short"
                                        else "DuplexFlipLongEdge")
         streams: Shelf[bytes] = Shelf("streams", _shelf_name(document), kept)
-        painter = _Painter(canvas, document.forms, streams)
+        painter = _Painter(canvas, document.forms, streams, cmyk=document.pdfx)
         painter.fix_glyph_codes(document)
-        for page in document.pages:
-            fp_str(page.width, page.height, *(n for box in page.boxes.values() if box for n in box))
-            canvas.setPageSize((page.width, page.height))
-            for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
-                canvas.setCropBox(page.boxes.get(name), name=name)
-            painter.state = {}  # every page starts from PDF's default graphics state
-            painter.draw(page.items)
-            canvas.showPage()
-        canvas.save()
+        seed = painter.glyph_codes + document.title.encode()
+        with subset_seed(seed):
+            painter.draw_pages(document)
+            if document.pdfx:
+                _pdfx_keys(canvas, document.title)
+            canvas.save()
         painter.streams.save()
     return buffer.getvalue()
+
+
+def _pdfx_keys(canvas: ReportLabCanvas, title: str) -> None:
+    """What makes the file PDF/X-4: the output intent with its CMYK profile (the catalog's OutputIntents),
+    GTS_PDFXVersion and Trapped in the document information, and the XMP metadata that repeats them."""
+    from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFInfo, PDFName, PDFStream, PDFString
+
+    doc = canvas._doc
+    profile = PDFStream(PDFDictionary({"N": 4}), pdfx.profile_bytes())
+    intent = PDFDictionary({"Type": PDFName("OutputIntent"), "S": PDFName("GTS_PDFX"),
+                            "OutputConditionIdentifier": PDFString(pdfx.OUTPUT_CONDITION),
+                            "OutputCondition": PDFString(pdfx.OUTPUT_CONDITION_INFO),
+                            "RegistryName": PDFString(pdfx.REGISTRY), "Info": PDFString(pdfx.OUTPUT_CONDITION_INFO),
+                            "DestOutputProfile": doc.Reference(profile)})
+    catalog = doc.Catalog
+    catalog.OutputIntents = PDFArray([intent])
+    stamp = doc._timeStamp
+    date = pdfx.xmp_date(tuple(stamp.YMDhms), stamp.dhh, stamp.dmm)
+    info = doc.info
+    metadata = PDFStream(PDFDictionary({"Type": PDFName("Metadata"), "Subtype": PDFName("XML")}),
+                         pdfx.xmp(title, info.producer, info.creator, date), filters=[])
+    catalog.Metadata = metadata
+    # (ReportLab writes the catalog keys it lists: OutputIntents is added to this catalog's list)
+    catalog.__NoDefault__ = [*type(catalog).__NoDefault__, "OutputIntents"]
+
+    class PDFXInfo(PDFInfo):
+        def format(self, document: Any) -> bytes:
+            from reportlab.pdfbase.pdfdoc import format as pdf_format
+
+            written = super().format(document)
+            keys = PDFDictionary({"GTS_PDFXVersion": PDFString(pdfx.PDFX_VERSION)}).format(document)
+            return written.rstrip()[:-2] + keys.strip()[2:]  # the two dictionaries' keys in one
+
+    replaced = PDFXInfo()
+    replaced.__dict__.update(info.__dict__)
+    doc.info = replaced
 
 
 def _shelf_name(document: Document) -> str:
@@ -171,9 +209,12 @@ def _shelf_name(document: Document) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _color(color: Color, stroke: bool) -> str:
+def _color(color: Color, stroke: bool, cmyk: bool = False) -> str:
     """A colour operator; a neutral (three equal components: black, a grey) in black ink alone (DeviceGray),
-    never RGB, which a conversion to CMYK would separate into all four inks."""
+    never RGB, which a conversion to CMYK would separate into all four inks. With `cmyk` (PDF/X) every colour in
+    the output intent's inks, a neutral as K alone."""
+    if cmyk:
+        return f"{fp_str(*pdfx.cmyk(color))} {'K' if stroke else 'k'}"
     if len(color) == 1 or len(set(color)) == 1:
         return f"{fp_str(color[0])} {'G' if stroke else 'g'}"
     return f"{fp_str(*color)} {'RG' if stroke else 'rg'}"
@@ -230,9 +271,9 @@ def _bounds(items: Iterable[Item]) -> tuple[float, float, float, float] | None:
 
 
 @lru_cache(maxsize=256)
-def _stroke_operators(stroke: Stroke) -> tuple[tuple[str, object, str], ...]:
+def _stroke_operators(stroke: Stroke, cmyk: bool = False) -> tuple[tuple[str, object, str], ...]:
     """(state key, value, operator) for each part of a stroke's style."""
-    return (("stroke", stroke.color, _color(stroke.color, True)), ("width", stroke.width, f"{fp_str(stroke.width)} w"),
+    return (("stroke", stroke.color, _color(stroke.color, True, cmyk)), ("width", stroke.width, f"{fp_str(stroke.width)} w"),
             ("dash", stroke.dash, f"[{fp_str(*stroke.dash) if stroke.dash else ''}] 0 d"),
             ("cap", stroke.cap, f"{stroke.cap} J"))
 
@@ -254,8 +295,10 @@ def _truetype(name: str) -> TTFont:
 class _Painter:
     """Draws items on a ReportLab canvas, writing a colour, width or dash only when it changes."""
 
-    def __init__(self, canvas: ReportLabCanvas, forms: dict[str, Form], streams: Shelf[bytes]) -> None:
+    def __init__(self, canvas: ReportLabCanvas, forms: dict[str, Form], streams: Shelf[bytes],
+                 cmyk: bool = False) -> None:
         self.canvas = canvas
+        self.cmyk = cmyk  # PDF/X: every colour and picture in the output intent's CMYK
         self.forms = forms
         self.streams = streams  # a form's compressed content, by its digest and the document's glyph codes
         self.glyph_codes = b""
@@ -275,12 +318,12 @@ class _Painter:
     def stroke(self, stroke: Stroke) -> None:
         if self.state.get("stroke style") == stroke:  # the crop marks and ruler strokes come in long runs
             return
-        for key, value, operator in _stroke_operators(stroke):
+        for key, value, operator in _stroke_operators(stroke, self.cmyk):
             self.set(key, value, operator)
         self.state["stroke style"] = stroke
 
     def fill(self, color: Color) -> None:
-        self.set("fill", color, _color(color, False))
+        self.set("fill", color, _color(color, False, self.cmyk))
 
     @contextmanager
     def saved(self) -> Iterator[None]:
@@ -292,6 +335,19 @@ class _Painter:
             self.canvas.addLiteral("Q")
             self.state = state
 
+    # ---------------------------------------------------------------- pages
+    def draw_pages(self, document: Document) -> None:
+        """Every page of the document, with its boxes, each from PDF's default graphics state."""
+        canvas = self.canvas
+        for page in document.pages:
+            fp_str(page.width, page.height, *(n for box in page.boxes.values() if box for n in box))
+            canvas.setPageSize((page.width, page.height))
+            for name in ("crop", "trim", "bleed", "art"):  # ReportLab keeps a box for later pages: reset each
+                canvas.setCropBox(page.boxes.get(name), name=name)
+            self.state = {}
+            self.draw(page.items)
+            canvas.showPage()
+
     # ---------------------------------------------------------------- items
     def draw(self, items: Iterable[Item]) -> None:
         for item in items:
@@ -302,7 +358,7 @@ class _Painter:
         # saved state as the end of a text, and keep runs that sit far apart from running together
         code = self.codes.get(item)
         if code is None:  # the ruler's words and a sheet's labels come back on every page
-            code = self.codes[item] = (f"q {_color(item.color, False)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
+            code = self.codes[item] = (f"q {_color(item.color, False, self.cmyk)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
                                        f"{self.shown(item.font, item.size, item.text)} ET Q")
         self.canvas.addLiteral(code)
 
@@ -376,8 +432,12 @@ class _Painter:
 
         fp_str(item.x, item.y, item.width, item.height)
         try:
-            picture = ImageReader(io.BytesIO(item.data))
-            self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
+            if self.cmyk:  # PDF/X: the picture in the output intent's inks, over white
+                picture = ImageReader(pdfx.cmyk_picture(item.data))
+                self.canvas.drawImage(picture, item.x, item.y, item.width, item.height)
+            else:
+                picture = ImageReader(io.BytesIO(item.data))
+                self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
         except Exception as error:  # a picture ReportLab cannot read
             raise BuildError(f"{item.name or 'image'}: cannot be drawn ({error})") from None
 
@@ -487,7 +547,8 @@ class _Painter:
             return b""
         import hashlib
 
-        return hashlib.blake2b(form.digest + self.glyph_codes + repr(form.bbox).encode(), digest_size=20).digest()
+        return hashlib.blake2b(form.digest + self.glyph_codes + repr((form.bbox, self.cmyk)).encode(),
+                               digest_size=20).digest()
 
     def add_form(self, name: str, bbox: tuple[float, float, float, float], content: bytes) -> None:
         """A form of the shared resources whose compressed content is already made."""

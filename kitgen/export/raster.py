@@ -41,7 +41,18 @@ def page_image(pdf: bytes | Path, index: int = 0, scale: float | None = None, *,
 
 
 def encoded(image: Image, kind: str = "PNG", **options: object) -> bytes:
-    """The picture as file bytes (`PNG`, `JPEG`, with the encoder's options, e.g. `dpi=(300, 300)`)."""
+    """The picture as file bytes (`PNG`, `JPEG`, with the encoder's options, e.g. `dpi=(300, 300)`). A PNG is
+    tagged sRGB (its `sRGB` chunk, with the gAMA and cHRM values the PNG specification gives for it): PDFium
+    draws in sRGB, and an untagged picture leaves a print shop or a photo program to guess."""
     buffer = io.BytesIO()
+    if kind == "PNG" and "pnginfo" not in options:
+        from PIL.PngImagePlugin import PngInfo
+
+        info = PngInfo()
+        info.add(b"sRGB", b"\x00")  # rendering intent: perceptual
+        info.add(b"gAMA", (45455).to_bytes(4, "big"))
+        info.add(b"cHRM", b"".join(v.to_bytes(4, "big") for v in (31270, 32900, 64000, 33000, 30000, 60000,
+                                                                    15000, 6000)))
+        options = {**options, "pnginfo": info}
     image.save(buffer, kind, **options)
     return buffer.getvalue()

@@ -22,9 +22,18 @@ MARK_ZONE = MARK_GAP + MARK_LENGTH
 BAND_HEIGHT = mm(9)  # calibration bar and sheet label, at the bottom of every card sheet
 GUTTER = mm(6)  # gutter fold: space between the fold line and the nearest card edge
 # print-then-cut: Silhouette Studio's "Type 1" registration marks at its default settings, and the clearance
-# every card keeps from them (a cutter sheet's margin is the inset, the square and the clearance)
+# kept round them: each of the three marked corners keeps a square zone, from the paper's corner to the inset, the
+# mark's length and the clearance, with nothing printed in it but the mark (the sensor scans it for the mark)
 REG_INSET, REG_SQUARE, REG_LENGTH, REG_THICKNESS, REG_CLEAR = mm(10), mm(5), mm(20), mm(0.5), mm(1.5)
+REG_ZONE = REG_INSET + REG_LENGTH + REG_CLEAR
 SIDE_STRIP = mm(3.5)  # side layout: the width of each side strip (ruler along one, words along the other)
+# side layout without room for full marks above and below (9 poker cards on Letter): short marks of the vertical
+# cuts in what room there is, this far from the cards, when at least SHORT_MARK_ROOM is left between the cards
+# and the margin; below that, hairlines on the cuts
+SHORT_MARK_GAP, SHORT_MARK_ROOM = mm(0.5), mm(1.0)
+# the rulers' ticks (the 100 mm ruler every 5 mm, the 4 in one every 1/4 in), kept apart from the cuts
+RULER_TICKS = tuple(mm(t) for t in range(0, 101, 5))
+INCH_TICKS = tuple(e * 72 / 8 for e in range(0, 33, 2))
 
 
 
@@ -89,6 +98,7 @@ class Grid:
     sheet: Sheet = field(default_factory=Sheet)
     side: Rect | None = None  # side layout: the right strip (the band then runs down the left margin)
     guides: bool = False  # side layout without room above and below: vertical cuts drawn as hairlines on the cut
+    skipped: frozenset[int] = frozenset()  # print-then-cut: places (row by row) left empty, in a marked corner
 
     @property
     def layout(self) -> str:
@@ -99,12 +109,27 @@ class Grid:
         return self.sheet.margin
 
     @property
+    def short_room(self) -> float:
+        """Side layout without full marks above and below: the room between the cards and the margin there."""
+        return min(self.page.height - self.margin - self.top, self.bottom - self.margin)
+
+    @property
+    def short_marks(self) -> bool:
+        """The vertical cuts marked by short marks above and below the cards (not by hairlines on the cut)."""
+        return self.guides and self.short_room >= SHORT_MARK_ROOM
+
+    @property
     def gap(self) -> float:
         return 2 * self.sheet.bleed
 
     @property
     def per_sheet(self) -> int:
-        return self.columns * self.rows
+        return self.columns * self.rows - len(self.skipped)
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """The places cards go in, row by row from the top left (all of them but the `skipped`)."""
+        return tuple(p for p in range(self.columns * self.rows) if p not in self.skipped)
 
     @property
     def right(self) -> float:
@@ -120,8 +145,8 @@ class Grid:
         return self.bottom - GUTTER if self.sheet.fold else None
 
     def cell(self, index: int) -> Rect:
-        """The cut rectangle of the card at `index` (0 = top left, row by row)."""
-        row, column = divmod(index, self.columns)
+        """The cut rectangle of the card at `index` (0 = top left, row by row, past any skipped place)."""
+        row, column = divmod(self.places[index] if self.skipped else index, self.columns)
         return Rect(self.left + column * (self.card.width + self.gap),
                     self.top - (row + 1) * self.card.height - row * self.gap, self.card.width, self.card.height)
 
@@ -166,9 +191,9 @@ def impose(page: PaperSize, card: CardSize, sheet: Sheet = Sheet()) -> Grid:
         bleed = sheet.bleed
         return Grid(PaperSize(card.width + 2 * bleed, card.height + 2 * bleed), card, 1, 1, bleed, bleed,
                     Rect(0, 0, 0, 0), sheet)
-    if sheet.cutter:  # the registration marks need the corners: the band layout inside their margin
-        sheet = replace(sheet, margin=max(sheet.margin, REG_INSET + REG_SQUARE + REG_CLEAR))
     band = _band_layout(page, card, sheet)
+    if sheet.cutter and band is not None:  # the registration marks need their corners: the band layout without them
+        band = _clear_of_marks(band)
     # a gutter fold takes the side layout only when the band leaves no room (a tall card on Letter)
     sides = None if sheet.cutter or (sheet.fold and band is not None) else _side_layout(page, card, sheet)
     if sides is not None and (band is None or sides.per_sheet > band.per_sheet):
@@ -203,6 +228,50 @@ def _band_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
     return Grid(page, card, columns, rows, left, bottom, band, sheet)
 
 
+def ruler_starts(grid: Grid) -> tuple[float, float]:
+    """Side layout: the page y of each ruler's zero tick, the 100 mm ruler near the top of the left strip and the
+    4 in one near the bottom of the right strip (so their ticks are never level with each other), each moved by up
+    to a tick's spacing so that no tick is level with a horizontal cut (a tick beside the cards reads as a crop
+    mark). Both rulers run down the page from their zero tick."""
+    _, cuts = grid.cut_lines()
+    steps = [step * mm(0.05) for step in range(101)]  # up to 5 mm
+
+    def apart(zero: float, ticks: tuple[float, ...]) -> float:
+        return min((abs(zero - t - cut) for t in ticks for cut in cuts), default=mm(10))
+
+    top = grid.band.top - mm(2)
+    left = max((top - step for step in steps), key=lambda zero: (round(apart(zero, RULER_TICKS), 4), zero))
+    low = grid.band.y + mm(8) + INCH_TICKS[-1]  # room under the 4 in ruler for its words
+    right = max((low + step for step in steps), key=lambda zero: (round(apart(zero, INCH_TICKS), 4), -zero))
+    return left, right
+
+
+def corner_zones(page: PaperSize) -> list[Rect]:
+    """Print-then-cut: the three marked corners' zones (top left, top right, bottom left), nothing printed in them
+    but the registration marks."""
+    w, h, zone = page.width, page.height, REG_ZONE
+    return [Rect(0, h - zone, zone, zone), Rect(w - zone, h - zone, zone, zone), Rect(0, 0, zone, zone)]
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.top and b.y < a.top
+
+
+def _clear_of_marks(grid: Grid) -> Grid:
+    """The grid with each place whose card (with its bleed and crop-mark gap) reaches into a marked corner left
+    empty, and the band beside the bottom-left corner's zone: clearance only where the marks are."""
+    zones = corner_zones(grid.page)
+    reach = grid.sheet.bleed + MARK_GAP
+    skipped = frozenset(p for p in range(grid.columns * grid.rows)
+                        if any(_overlap(grid.cell(p).inset(-reach), zone) for zone in zones))
+    if len(skipped) == grid.columns * grid.rows:
+        raise PlanError(f"a {grid.card} card does not fit on this paper ({grid.page}) beside the registration marks; "
+                        "choose a smaller card or larger paper")
+    start = REG_ZONE + mm(1)
+    band = Rect(start, grid.band.y, grid.page.width - grid.margin - start, grid.band.height)
+    return replace(grid, band=band, skipped=skipped)
+
+
 def _side_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
     """The ruler down the left margin and the words down the right one, the crop marks of the horizontal cuts
     beside the cards; above and below the cards only the marks of the vertical cuts, or, when even they do not
@@ -232,16 +301,35 @@ def _side_layout(page: PaperSize, card: CardSize, sheet: Sheet) -> Grid | None:
 
 
 def crop_marks(grid: Grid) -> list[Segment]:
-    """Short lines in the margin that continue every cut line; none of them touches a card or its bleed."""
+    """Short lines in the margin that continue every cut line; none of them touches a card or its bleed (nor, on
+    a print-then-cut sheet, a marked corner's zone)."""
+    marks = _crop_marks(grid)
+    if grid.sheet.cutter:
+        zones = corner_zones(grid.page)
+        marks = [m for m in marks if not any(_overlap(Rect(min(m.x0, m.x1), min(m.y0, m.y1), abs(m.x1 - m.x0) + 1e-6,
+                                                           abs(m.y1 - m.y0) + 1e-6), zone) for zone in zones)]
+    return marks
+
+
+def _crop_marks(grid: Grid) -> list[Segment]:
     xs, ys = grid.cut_lines()
     near, far = MARK_GAP + grid.sheet.bleed, MARK_ZONE + grid.sheet.bleed
     marks = []
     for x in ([] if grid.guides else xs):
         marks.append(Segment(x, grid.top + near, x, grid.top + far))
         marks.append(Segment(x, grid.bottom - far, x, grid.bottom - near))
+    if grid.short_marks:  # short marks in the room left above and below the cards, up to the margin
+        room = grid.short_room
+        for x in xs:
+            marks.append(Segment(x, grid.top + SHORT_MARK_GAP, x, grid.top + room))
+            marks.append(Segment(x, grid.bottom - room, x, grid.bottom - SHORT_MARK_GAP))
+    left_far = right_far = far
+    if grid.side is not None:  # side layout: the marks stop short of the strips (the rulers, the words)
+        left_far = min(far, grid.left - grid.band.right - MARK_GAP)
+        right_far = min(far, grid.side.x - grid.right - MARK_GAP)
     for y in ys:
-        marks.append(Segment(grid.left - far, y, grid.left - near, y))
-        marks.append(Segment(grid.right + near, y, grid.right + far, y))
+        marks.append(Segment(grid.left - left_far, y, grid.left - near, y))
+        marks.append(Segment(grid.right + near, y, grid.right + right_far, y))
     fold = grid.fold_y
     if fold is not None:  # a gutter fold: the backs below the fold get their own marks
         marks += [Segment(s.x0, 2 * fold - s.y0, s.x1, 2 * fold - s.y1) for s in marks]
@@ -251,7 +339,7 @@ def crop_marks(grid: Grid) -> list[Segment]:
 def cut_guides(grid: Grid) -> list[Segment]:
     """Side layout without room for marks above and below: a hairline on every vertical cut, over the cards'
     height (it is cut away with the cut); nothing otherwise."""
-    if not grid.guides:
+    if not grid.guides or grid.short_marks:
         return []
     xs, _ = grid.cut_lines()
     return [Segment(x, grid.bottom, x, grid.top) for x in xs]

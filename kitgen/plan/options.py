@@ -12,7 +12,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, get_args, get_origin, get_type_hints, TYPE_CHECKING, Union
 
-from kitgen.core.choices import CutLines, Cutter, Duplex, Font, Ink
+from kitgen.core.choices import CutLines, Cutter, Duplex, Font, Ink, ShopBleed
 from kitgen.core.errors import UsageError
 from kitgen.core.style import Style
 from kitgen.core.units import CARD_PRESETS, CardSize, mm, PAPER_SIZES, PaperSize, parse_card_size, parse_paper, to_mm
@@ -82,11 +82,15 @@ class BuildOptions:
         "fit more, e.g. --margin 2 puts crop marks above and below 9 cards on Letter).", low=0, high=20,
         metavar="MM", example="3"))
     print_shop: bool = field(default=False, metadata=option(
-        "--print-shop", "One card per page with bleed (3 mm unless --bleed), each face followed by its back, trim "
-        "box set: the file print-on-demand services ask for.", example="true"))
+        "--print-shop", "PDF/X-4 files for a print-on-demand service: the fronts one card a page, the backs each "
+        "once, every page the card and its bleed (3 mm unless --bleed or --shop-bleed) with its trim box.",
+        example="true"))
+    shop_bleed: ShopBleed | None = field(default=None, metadata=option(
+        "--shop-bleed", "A print shop's card template: 3mm (69.5 × 94.9 mm pages for poker cards) or eighth-inch "
+        "(1/8 in, 69.85 × 95.25 mm, as US services ask); implies --print-shop.", example='"eighth-inch"'))
     cutter: Cutter | None = field(default=None, metadata=option(
-        "--cutter", "Print-then-cut: silhouette, registration marks on the card sheets and an SVG cut file of the "
-        "card outlines beside each card file; cricut, the card faces as PNG pictures of at most 6.75 × 9.25 in "
+        "--cutter", "Print-then-cut: silhouette, Studio's registration marks on the card sheets (their corners "
+        "kept clear) and cut files of the card outlines (SVG and DXF) beside each card file; cricut, the card faces as PNG pictures of at most 6.75 × 9.25 in "
         "(300 dpi), each with an SVG of its card outlines.", example='"silhouette"'))
     corner_mm: float = field(default=0.0, metadata=option(
         "--corners", "Round the cards' corners by this radius (cut lines and cut files follow).", low=0, high=10,
@@ -122,8 +126,12 @@ class BuildOptions:
         printing = activity.printing
         duplex = Duplex(self.duplex or printing.duplex or Duplex.LONG)
         bleed_mm = self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0)
-        if self.print_shop:  # a print shop trims each card: it needs bleed, and the backs behind their faces
-            bleed_mm = self.bleed_mm if self.bleed_mm is not None else 3.0
+        print_shop = self.print_shop or self.shop_bleed is not None
+        if self.shop_bleed is not None and self.bleed_mm is not None:
+            raise UsageError("--shop-bleed sets the bleed: give it or --bleed, not both")
+        if print_shop:  # a print shop trims each card: it needs bleed, and the backs behind their faces
+            bleed_mm = self.bleed_mm if self.bleed_mm is not None else (
+                ShopBleed(self.shop_bleed).millimetres if self.shop_bleed is not None else 3.0)
             duplex = Duplex.LONG
         OPTION_NAMED["bleed_mm"].checked(bleed_mm)  # the activity's own bleed is held to the flag's range too
         cut_lines = CutLines(self.cut_lines or printing.cut_lines or CutLines.MARKS)
@@ -138,9 +146,9 @@ class BuildOptions:
             raise UsageError(f"{kits} kits asked for, expected 1 to {MAX_KITS}")
         fold = self.fold if self.fold is not None else bool(printing.fold)
         offset = (mm(self.back_offset_mm[0]), mm(self.back_offset_mm[1]))
-        if self.print_shop:  # no gutter fold, no printer's shift: the shop prints every page as it is
+        if print_shop:  # no gutter fold, no printer's shift: the shop prints every page as it is
             fold, offset = False, (0.0, 0.0)
-        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), self.print_shop,
+        sheet = Sheet(duplex, fold, mm(bleed_mm), mm(margin_mm), print_shop,
                       self.cutter == Cutter.SILHOUETTE, mm(self.corner_mm))  # cricut: Design Space prints its own
         style = Style(cut_lines, offset, Ink(self.ink), self.large_print, font, self.cutter == Cutter.CRICUT)
         return ResolvedOptions(paper, card, sheet, style, kits)
@@ -169,7 +177,7 @@ def _recordable(value: Any) -> Any:
     """A value as the manifest's JSON holds it: an offset as a list, an enum as its word."""
     if isinstance(value, tuple):
         return list(value)
-    return str(value) if isinstance(value, (Duplex, CutLines, Ink, Font, Cutter)) else value
+    return str(value) if isinstance(value, (Duplex, CutLines, Ink, Font, Cutter, ShopBleed)) else value
 
 
 def _declared() -> tuple[Option, ...]:

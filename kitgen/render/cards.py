@@ -13,7 +13,7 @@ from kitgen.core.display import (BLACK, Box, Circle, Clip, DECK_MARKED, Document
 from kitgen.core.errors import BuildError, UnprintableContent
 from kitgen.core.notes import Note, NoteKind
 from kitgen.plan import back_marks, backs_rotated, CardSheet, crop_marks, cut_guides, Grid, Rect, trim_box
-from kitgen.plan.imposition import back_band, registration_rects
+from kitgen.plan.imposition import back_band, registration_rects, ruler_starts
 from kitgen.pictures.files import Picture
 from kitgen.render.design_cache import design_key, DesignCache
 from kitgen.core.style import Style
@@ -381,23 +381,26 @@ def _inch_ruler() -> tuple[Item, ...]:
 
 
 def _side_calibration(grid: Grid, label: str, ruler_note: str, letter: bool) -> list[Item]:
-    """Side layout: the 100 mm ruler and the words to check it down the left strip, the 4 in ruler (Letter) and
-    the sheet label down the right strip, each drawn along its strip (turned a quarter clockwise, read from the
-    top, as text extractors read it)."""
+    """Side layout: the 100 mm ruler and the words to check it down the left strip, from the top; the sheet label
+    down the right strip from the top and, on Letter, the 4 in ruler at its foot, so the two rulers' ticks are
+    never level (each drawn along its strip, turned a quarter clockwise, read from the top, as text extractors
+    read it). `ruler_starts` keeps every tick clear of the horizontal cuts."""
     left, right = grid.band, grid.side
     assert right is not None
-    inset, length = mm(0.2), left.height - mm(4)
-    note_start = mm(116)
+    inset = mm(0.2)
+    left_zero, right_zero = ruler_starts(grid)
+    note_start, note_end = mm(116), left.height - mm(2) - (left.top - left_zero)
     up = Group((*_ruler(0, 0, False, regular()),
-                *label_items(ruler_note, Slot(Rect(note_start, 0, length - note_start, left.width - inset), 7,
+                *label_items(ruler_note, Slot(Rect(note_start, 0, note_end - note_start, left.width - inset), 7,
                                               bold=True, align="left", min_size=5))),
-               (0.0, -1.0, 1.0, 0.0, left.x + inset, left.top - mm(2)))
-    label_start = 4 * INCH + mm(12) if letter else 0.0
-    down = Group((*(_inch_ruler() if letter else ()),
-                  *label_with_emoji(label, Slot(Rect(label_start, 0, length - label_start, right.width - inset), 7,
-                                           align="left", min_size=5))),
-                 (0.0, -1.0, 1.0, 0.0, right.x + inset, right.top - mm(2)))
-    return [up, down]
+               (0.0, -1.0, 1.0, 0.0, left.x + inset, left_zero))
+    label_end = (right.top - mm(2)) - (right_zero + mm(3)) if letter else right.height - mm(4)
+    items: list[Item] = [Group(tuple(label_with_emoji(label, Slot(Rect(0, 0, label_end, right.width - inset), 7,
+                                                                  align="left", min_size=5))),
+                               (0.0, -1.0, 1.0, 0.0, right.x + inset, right.top - mm(2)))]
+    if letter:
+        items.append(Group(_inch_ruler(), (0.0, -1.0, 1.0, 0.0, right.x + inset, right_zero)))
+    return [up, *items]
 
 
 def _fold_line(grid: Grid, label: str) -> list[Item]:
@@ -529,7 +532,6 @@ def render_card_sheets(
     mark_lines = {side: [Line(mark.x0, mark.y0, mark.x1, mark.y1, CROP_MARK) for mark in marks]
                   for side, marks in (("faces", crop_marks(grid)), ("backs", back_marks(grid)))}
     guide_lines = [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
-    face_trim = trim_box(grid)
 
     def page(side: str, sheet: CardSheet[_Card], items: list[Item], outlines: list[Rect], band: Rect,
              trim: Rect) -> Page:
@@ -561,6 +563,7 @@ def render_card_sheets(
                 marker_of[face_key(item)] = _deck_words(back_designs[back_of(item)])
     rotated = backs_rotated(sheet_options)
     for sheet in sheets:
+        face_trim = _used_trim(sheet, grid) if sheet.faces else trim_box(grid)  # a partial sheet: its own cards
         items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
                              for rect, item in sheet.faces]
         if with_backs and sheet_options.fold:
@@ -582,6 +585,14 @@ def render_card_sheets(
             document.pages.append(back_page)
     designs.save()
     return document
+
+
+def _used_trim(sheet: CardSheet[_Card], grid: Grid) -> Rect:
+    """The rectangle round the cards a sheet holds (with a gutter fold, their backs below the fold too): the trim
+    box of a partial sheet spans its cards, not the empty places."""
+    rects = [rect for rect, _ in sheet.faces] + ([rect for rect, _ in sheet.backs] if grid.sheet.fold else [])
+    x0, y0 = min(r.x for r in rects), min(r.y for r in rects)
+    return Rect(x0, y0, max(r.right for r in rects) - x0, max(r.top for r in rects) - y0)
 
 
 def _mirror_rect(rect: Rect, grid: Grid) -> tuple[float, float, float, float]:

@@ -370,9 +370,11 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
     def decorate(canvas: Canvas, doc: BaseDocTemplate) -> None:
         canvas.saveState()
         canvas.setFillGray(0.3)
-        centred(canvas, footer(doc.page), MARGIN - mm(2), 8)
+        # the page label and the credits: at 12 and 10 pt in large print (the body's 14 pt does not fit the margin)
+        size, small = (12, 10) if large_print else (8, 7)
+        centred(canvas, footer(doc.page), MARGIN - mm(2), size)
         if credits:  # a second line, smaller, under the page label
-            centred(canvas, credits, MARGIN - mm(5.5), 7)
+            centred(canvas, credits, MARGIN - mm(2) - 1.25 * size, small)
         canvas.restoreState()
 
     document.build(story, onFirstPage=decorate, onLaterPages=decorate, canvasmaker=_emoji_canvas(light))

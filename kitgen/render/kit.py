@@ -22,6 +22,7 @@ from kitgen.pictures.files import library_root, Picture, PictureError, read_pict
 from kitgen.core.display import Document
 from kitgen.load.model import Activity, Back, CardKind, CardTable
 from kitgen.load.source import Location
+from kitgen.plan.imposition import corner_zones, Rect, registration_rects
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets, SheetText
@@ -166,7 +167,7 @@ class KitRenderer:
                 raise error
         return found
 
-    def deck_file(self, deck_file: DeckFile) -> OutputFile:
+    def deck_file(self, deck_file: DeckFile) -> list[OutputFile]:
         _ = self.gettext
         activity = self.activity
         pictures = self.pictures
@@ -204,7 +205,38 @@ class KitRenderer:
             deck_file.sheets, self.plan.grid, faces, backs,
             back_of=lambda ref: (ref.deck, ref.kit), face_key=lambda ref: (ref.deck, ref.kind, ref.kit),
             text=self.sheet_text(f"{activity.title} · {what}", what), letter=self.letter, style=self.style)
-        return OutputFile(Path(name), role, len(document.pages), len(deck_file.sheets), document)
+        if self.plan.grid.sheet.print_shop:
+            return self.shop_files(document, name, role, [self.activity.decks[item.deck].name
+                                                          for sheet in deck_file.sheets for _, item in sheet.faces])
+        return [OutputFile(Path(name), role, len(document.pages), len(deck_file.sheets), document)]
+
+    def shop_files(self, document: Document, name: str, role: Role, decks: list[str]) -> list[OutputFile]:
+        """A print shop's two files of a deck file: the fronts, one card a page, and the backs, each back once
+        (with the fronts it goes behind, `OutputFile.backs`, and its deck's name, `OutputFile.decks`), both
+        PDF/X-4. `decks`: the deck name of each front, in page order."""
+        catalog = self.catalog
+        stem = name.removesuffix(".pdf")
+        fronts_word, backs_word = catalog.pgettext("print shop", "fronts"), catalog.pgettext("print shop", "backs")
+        fronts_file, backs_file = catalog.pgettext("file name", "fronts"), catalog.pgettext("file name", "backs")
+        fronts = Document(f"{document.title} · {fronts_word}",
+                          document.pages[0::2], document.forms, pdfx=True)
+        backs = Document(f"{document.title} · {backs_word}", [], document.forms,
+                         pdfx=True)
+        behind: dict[tuple[Any, ...], list[int]] = {}
+        for number, page in enumerate(document.pages[1::2], start=1):
+            key = tuple(page.items)
+            if key not in behind:
+                behind[key] = []
+                backs.pages.append(page)
+            behind[key].append(number)
+        files = [OutputFile(Path(f"{stem}-{fronts_file}.pdf"), role, len(fronts.pages),
+                            document=fronts)]
+        if backs.pages:
+            files.append(OutputFile(Path(f"{stem}-{backs_file}.pdf"), role,
+                                    len(backs.pages), document=backs,
+                                    backs=tuple(tuple(numbers) for numbers in behind.values()),
+                                    decks=tuple(decks[numbers[0] - 1] for numbers in behind.values())))
+        return files
 
     def slip_file(self, plan: SlipPlan) -> OutputFile:
         _ = self.gettext
@@ -216,6 +248,7 @@ class KitRenderer:
             plan.sheets, plan.grid, {0: design}, None, back_of=lambda i: 0, face_key=lambda i: 0,
             text=self.sheet_text(f"{self.activity.title} · {slip.title}", _("slips")), letter=self.letter,
             style=self.style)
+        document.pdfx = plan.grid.sheet.print_shop  # a print shop's file: PDF/X-4 like the cards
         name = self.file_name("slips", len(self.activity.slips) > 1, slip.id)
         return OutputFile(Path(name), Role.SLIPS, len(document.pages), document=document)
 
@@ -271,22 +304,43 @@ class KitRenderer:
         """The printing choices, as the print guide states them."""
         sheet, style = self.plan.grid.sheet, self.style
         return {"duplex": sheet.duplex, "fold": sheet.fold, "bleed": f"{to_mm(sheet.bleed):g}" if sheet.bleed else "",
-                "margin": f"{to_mm(sheet.margin):g}", "guides": self.plan.grid.guides,
+                "margin": f"{to_mm(sheet.margin):g}", "guides": self.plan.grid.guides and not self.plan.grid.short_marks,
+                "short_marks": self.plan.grid.short_marks,
                 "side": self.plan.grid.side is not None, "per_paper": self.plan.per_paper,
                 "print_shop": sheet.print_shop, "cutter": sheet.cutter, "cricut": style.cricut,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
-                "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset)}
+                "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset),
+                **(self.cutter_facts() if sheet.cutter else {})}
+
+    def cutter_facts(self) -> dict[str, str]:
+        """The print-then-cut numbers the guide gives, measured on the sheet's layout: the registration marks'
+        length, thickness and inset, the side of each marked corner's clear zone, and how far the nearest card
+        (with its bleed) stays from a mark."""
+        grid = self.plan.grid
+        marks = [r for rects in registration_rects(grid.page).values() for r in rects]
+        cards = [grid.cell(i).inset(-grid.sheet.bleed) for i in range(grid.per_sheet)]
+
+        def gap(a: Rect, b: Rect) -> float:
+            dx = max(b.x - a.right, a.x - b.right, 0.0)
+            dy = max(b.y - a.top, a.y - b.top, 0.0)
+            return float((dx * dx + dy * dy) ** 0.5)
+        square = registration_rects(grid.page)["square"][0]
+        bar = registration_rects(grid.page)["top-right"][0]
+        return {"reg_length": _mm(bar.width), "reg_thickness": _mm(bar.height), "reg_inset": _mm(square.x),
+                "reg_zone": _mm(corner_zones(grid.page)[0].width),
+                "reg_nearest": f"{to_mm(min(gap(m, c) for m in marks for c in cards)):.1f}"}
 
     def totals(self, files: list[OutputFile]) -> dict[str, int]:
         """Sheets of plain paper and card stock, cards to cut and a rough cutting time, for the print guide."""
-        card_stock = sum(f.sheets for f in files if f.role.card_stock)
-        plain = sum(f.sheets for f in files if not f.role.card_stock)
+        shop = [f for f in files if f.document is not None and f.document.pdfx]  # printed by the shop
+        card_stock = sum(f.sheets for f in files if f.role.card_stock and f not in shop)
+        plain = sum(f.sheets for f in files if not f.role.card_stock and f not in shop)
         grid = self.plan.grid
         pieces = sum(d.cards for d in self.plan.decks) + sum(
             len(sheet.faces) for slip in self.plan.slips for sheet in slip.sheets)
         cuts = sum(len(d.sheets) for d in self.plan.decks) * (grid.columns + grid.rows + 2) + sum(
             len(s.sheets) * (s.grid.columns + s.grid.rows + 2) for s in self.plan.slips)
-        return {"card_stock": card_stock, "plain": plain, "cards": pieces,
+        return {"card_stock": card_stock, "plain": plain, "cards": pieces, "shop_pages": sum(f.pages for f in shop),
                 "cutting_minutes": max(1, round(cuts * 10 / 60))}  # about 10 s a straight cut with a ruler
 
     def host_key_context(self) -> dict[str, Any]:
@@ -313,7 +367,7 @@ class KitRenderer:
 
     def _render(self) -> list[OutputFile]:
         _ = self.gettext
-        files = [self.deck_file(deck_file) for deck_file in self.plan.decks]
+        files = [file for deck_file in self.plan.decks for file in self.deck_file(deck_file)]
         files += [self.slip_file(slip) for slip in self.plan.slips]
         files += self.board_files()
         files.append(self.document("player-sheets.xml.j2", Role.SHEETS, _("Player sheets"),
@@ -333,4 +387,37 @@ class KitRenderer:
             card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
             player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
-            totals=self.totals(files), picture_credits=picture_credits(files))
+            totals=self.totals(files), picture_credits=picture_credits(files), shop=shop_facts(files))
+
+
+def _mm(points: float) -> str:
+    return f"{to_mm(points):.3f}".rstrip("0").rstrip(".")
+
+
+def _ranges(numbers: tuple[int, ...]) -> str:
+    """1, 2, 3, 7 → "1–3, 7"."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+
+
+def shop_facts(files: list[OutputFile]) -> list[dict[str, Any]]:
+    """What the print guide says of each print-shop file, measured from its pages (their size and boxes): the
+    page and trim sizes in mm, the bleed, and for a backs file each back's deck, count and fronts."""
+    facts = []
+    for file in files:
+        document = file.document
+        if document is None or not document.pdfx or not document.pages:
+            continue
+        page = document.pages[0]
+        x0, y0, x1, y1 = page.boxes["trim"]
+        facts.append({
+            "name": file.name, "pages": len(document.pages), "width": _mm(page.width), "height": _mm(page.height),
+            "trim_width": _mm(x1 - x0), "trim_height": _mm(y1 - y0), "bleed": _mm(x0),
+            "backs": [{"page": n, "deck": deck, "count": len(fronts), "fronts": _ranges(fronts)}
+                      for n, (deck, fronts) in enumerate(zip(file.decks, file.backs), start=1)]})
+    return facts

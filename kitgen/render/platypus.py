@@ -55,7 +55,13 @@ from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
 class NeutralCanvas(Canvas):
     """ReportLab's canvas with every neutral (black, a grey given as equal RGB) set in black ink alone
-    (DeviceGray `g`/`G`), never as RGB, which a conversion to CMYK would separate into all four inks."""
+    (DeviceGray `g`/`G`), never as RGB, which a conversion to CMYK would separate into all four inks; and, like
+    every kitgen PDF, printed at actual size (PrintScaling None)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("pdfVersion", (1, 6))  # the version /PrintScaling came in
+        super().__init__(*args, **kwargs)
+        self.setViewerPreference("PrintScaling", "None")
 
     def setFillColor(self, aColor: Any, alpha: float | None = None) -> None:  # noqa: N802 (ReportLab's name)
         level = _grey_level(aColor)
