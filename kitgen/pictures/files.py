@@ -126,10 +126,12 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
 
 def svg_size(data: bytes, reference: str) -> tuple[float, float]:
     """The drawing size of an SVG file, after parsing it (a file that is not SVG is refused)."""
-    from kitgen.pictures.svg import svg_drawing, svg_problem
+    from kitgen.pictures.svg import svg_drawing, svg_problem, SvgTooLarge
 
     try:
         drawing = svg_drawing(data)
+    except SvgTooLarge as error:
+        raise PictureError(f"{reference!r} cannot be printed: {error}") from None
     except Exception as error:  # svglib and lxml raise many kinds
         raise PictureError(f"{reference!r} is not a readable SVG picture ({error})") from None
     if drawing.width <= 0 or drawing.height <= 0:

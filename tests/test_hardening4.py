@@ -1,0 +1,106 @@
+"""Hardening, round four (issue 27): SVG pictures counted before they are drawn, spreadsheet headings read in
+linear work, long problem lists capped, and more hostile files refused with a located error.
+
+Each test writes a small library into a temporary folder and runs kitgen on it in a process of its own (forked,
+its memory capped), then reads what it printed and what it left in the output folder. Work is bounded by
+counting (elements, calls, visits), never by timing.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import forked
+import pytest
+from conftest import CONTENT, kitgen_env
+from lxml import etree
+
+from kitgen.pictures.svg import expanded_elements, MAX_ELEMENTS
+
+MEMORY = 1_500_000_000  # bytes of address space a refused case's process may map
+HANG_GUARD = 120  # seconds: a run still going then is stopped and fails (a hang guard, not a duration asserted)
+SVG_NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+
+ACTIVITY = """\
+id: pics
+title: Pictures
+purpose: A tiny activity with pictures.
+category: Test
+players: 2
+minutes: 10
+rules:
+  prepare: Shuffle the cards.
+  play: Take turns.
+decks:
+  - id: main
+    name: Main
+    back: {title: Main}
+    cards:
+"""
+
+
+def kitgen(folder: Path, *args: str) -> forked.Completed:
+    return forked.run(list(args), cwd=folder, env=kitgen_env(folder), timeout=HANG_GUARD, memory=MEMORY)
+
+
+def refused(run: forked.Completed) -> list[str]:
+    """The error lines of a run that ended with exit 2, no traceback and no internal error."""
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr[-3000:]
+    assert run.returncode == 2, (run.returncode, run.stdout[-2000:], run.stderr[-3000:])
+    return run.stderr.splitlines()
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# --------------------------------------------------------------------------- SVG pictures, counted first
+
+
+def chain_svg(depth: int) -> str:
+    """The `<use>` form of the billion laughs: each group draws the one before it twice (2^depth rectangles)."""
+    groups = "".join(f'<g id="a{i}"><use xlink:href="#a{i - 1}"/><use href="#a{i - 1}"/></g>'
+                     for i in range(1, depth + 1))
+    return (f'<svg {SVG_NS} viewBox="0 0 100 100"><defs><g id="a0"><rect width="5" height="5"/></g>{groups}'
+            f'</defs><use xlink:href="#a{depth}"/></svg>')
+
+
+def rects_svg(count: int) -> str:
+    return (f'<svg {SVG_NS} viewBox="0 0 100 100">' + '<rect x="1" y="1" width="5" height="5" fill="#c00"/>' * count
+            + "</svg>")
+
+
+def test_use_expansion_is_counted_without_walking_it():
+    """Each element is counted once and each <use> as what it repeats: a chain of 60 doublings (2^60 elements
+    drawn) is counted in as many steps as the file has elements, and the count stops at the limit."""
+    # rect 1, a0 2, a use of a0 3, a1 7, a2 17, a3 37; defs 1+2+7+17+37; the last use 38; the root 1+64+38
+    assert expanded_elements(etree.fromstring(chain_svg(3))) == 103
+    assert expanded_elements(etree.fromstring(chain_svg(60))) == MAX_ELEMENTS + 1
+    assert expanded_elements(etree.fromstring(rects_svg(MAX_ELEMENTS - 1))) == MAX_ELEMENTS
+    assert expanded_elements(etree.fromstring(rects_svg(MAX_ELEMENTS))) == MAX_ELEMENTS + 1
+
+
+@pytest.mark.parametrize("case, picture, expected", [
+    ("use-chain", chain_svg(40), f"it holds more than {MAX_ELEMENTS:,} elements (each <use> counted as the "
+                                 f"elements it repeats), expected at most {MAX_ELEMENTS:,}"),
+    ("many-rects", rects_svg(200_000), f"it holds more than {MAX_ELEMENTS:,} elements"),
+    ("use-loop", f'<svg {SVG_NS} viewBox="0 0 10 10"><g id="loop"><rect width="5" height="5"/>'
+                 '<use href="#loop"/></g></svg>', "a <use> repeats an element that holds it (id 'loop'), "
+                                                  "expected uses that end"),
+])
+def test_an_svg_too_large_to_draw_is_refused_before_it_is_drawn(tmp_path: Path, case: str, picture: str,
+                                                                 expected: str):
+    """An SVG whose drawing is unbounded work is refused, located at the card that names it, exit 2; the kit
+    built before from the same library is left as it was."""
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "ok.svg").write_text(rects_svg(3))
+    (content / "pics.yaml").write_text(ACTIVITY + "      - {id: a, count: 1, image: ok.svg}\n")
+    assert kitgen(tmp_path, "build", "pics", "--content", "content", "--out", "out").returncode == 0
+    before = outputs(tmp_path / "out")
+    (content / "bad.svg").write_text(picture)
+    (content / "pics.yaml").write_text(ACTIVITY + "      - {id: a, count: 1, image: bad.svg}\n")
+    lines = refused(kitgen(tmp_path, "build", "pics", "--content", "content", "--out", "out"))
+    assert lines[0].startswith("content/pics.yaml:15:34: decks[0].cards[0].image: 'bad.svg' cannot be printed: "
+                               + expected), lines
+    assert outputs(tmp_path / "out") == before
