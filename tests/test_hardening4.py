@@ -104,3 +104,97 @@ def test_an_svg_too_large_to_draw_is_refused_before_it_is_drawn(tmp_path: Path, 
     assert lines[0].startswith("content/pics.yaml:15:34: decks[0].cards[0].image: 'bad.svg' cannot be printed: "
                                + expected), lines
     assert outputs(tmp_path / "out") == before
+
+
+# --------------------------------------------------------------------------- spreadsheet headings in linear work
+
+
+WIDE = """\
+id: wide
+title: Wide sheet
+purpose: A tiny activity whose cards come from a wide spreadsheet.
+category: Test
+players: 2
+minutes: 10
+rules:
+  prepare: Shuffle the cards.
+  play: Take turns.
+decks:
+  - id: main
+    name: Main
+    back: {title: Main}
+    cards: {file: wide.csv, data: [legs, wings]}
+"""
+
+
+class CountingList(list):  # type: ignore[type-arg]
+    """A list that counts the elements every search and walk of it visits."""
+
+    visits = 0
+
+    def __contains__(self, item: object) -> bool:
+        CountingList.visits += len(self)
+        return list.__contains__(self, item)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        CountingList.visits += len(self)
+        return list.__iter__(self)
+
+    def index(self, *args):  # type: ignore[no-untyped-def]
+        CountingList.visits += len(self)
+        return list.index(self, *args)
+
+
+def wide_library(tmp_path: Path, columns: int, empty_every: int = 0) -> Path:
+    headings = ["id", "name"] + ["" if empty_every and i % empty_every == 0 else f"col{i}" for i in range(columns)]
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "wide.yaml").write_text(WIDE)
+    (content / "wide.csv").write_text(",".join(headings) + "\n" + ",".join(["a", "A"] + ["x"] * columns) + "\n")
+    return content / "wide.yaml"
+
+
+@pytest.mark.parametrize("columns", [2_000, 20_000])
+def test_a_heading_row_of_many_unknown_columns_is_read_in_linear_work(tmp_path: Path, monkeypatch, columns: int):
+    """20,000 unknown (and some empty) headings: every one is a located problem, and the work counted (elements
+    of the heading row visited, names compared for a "did you mean") grows with the columns, not their square."""
+    import difflib
+
+    from kitgen.core.errors import ContentError
+    from kitgen.load import load_activity
+    from kitgen.load import spreadsheets
+
+    reading = spreadsheets.read_table
+
+    def counted_table(*args, **kwargs):  # type: ignore[no-untyped-def]
+        table = reading(*args, **kwargs)
+        table.headers = CountingList(table.headers)
+        return table
+
+    compared = [0]
+    matching = difflib.get_close_matches
+
+    def counted_matches(word, possibilities, *args, **kwargs):  # type: ignore[no-untyped-def]
+        compared[0] += len(possibilities)
+        return matching(word, possibilities, *args, **kwargs)
+
+    monkeypatch.setattr(spreadsheets, "read_table", counted_table)
+    monkeypatch.setattr(difflib, "get_close_matches", counted_matches)
+    CountingList.visits = 0
+    with pytest.raises(ContentError) as caught:
+        load_activity(wide_library(tmp_path, columns, empty_every=1000))
+    problems = caught.value.problems
+    assert sum("unknown column" in p.message for p in problems) == columns - columns // 1000
+    assert sum("a column without a heading" in p.message for p in problems) == columns // 1000
+    assert sum("no column 'legs'" in p.message for p in problems) == 1
+    assert CountingList.visits <= 10 * (columns + 2), CountingList.visits
+    assert compared[0] <= 100 * (columns + 2), compared[0]
+
+
+def test_a_missing_column_message_lists_the_first_columns_only(tmp_path: Path):
+    """`no column 'legs'; its columns: ...` names the first 20 columns and says how many more there are."""
+    run = kitgen(wide_library(tmp_path, 500).parent.parent, "check", "wide", "--content", "content")
+    lines = refused(run)
+    missing = [line for line in lines if "no column 'legs'" in line]
+    assert missing and missing[0].endswith("its columns: id, name, " + ", ".join(f"col{i}" for i in range(18))
+                                           + " and 482 more"), missing

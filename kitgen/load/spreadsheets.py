@@ -335,13 +335,18 @@ class _Expansion:
         if table is None:
             return None
         fields = card_fields()
+        headings = set(table.headers)
+        wanted = set(declared)
+        choices = fields + [d for d in declared if d not in headings]  # once: what an unknown heading may mean
+        filled = _filled_columns(table) if "" in headings else set()
+        hints = Hints()
         targets: list[tuple[str, ...] | None] = []
         seen: dict[str, int] = {}
         for number, heading in enumerate(table.headers, 1):
             target: tuple[str, ...] | None
             if not heading:
                 target = None
-                if any(number <= len(cells) and cells[number - 1] not in ("", None) for _, cells in table.rows):
+                if number in filled:
                     self.problems.append(table.problem(table.header_row, number, "a column without a heading, "
                                                        "expected a heading naming a card field or a data column"))
             elif heading in seen:
@@ -352,13 +357,12 @@ class _Expansion:
                 mapped = str(renames.get(heading, heading))
                 if mapped in fields:
                     target = (mapped,)
-                elif heading in declared or mapped.startswith("data."):
+                elif heading in wanted or mapped.startswith("data."):
                     target = ("data", mapped[5:] if mapped.startswith("data.") else mapped)
                 else:
                     target = None
-                    choices = fields + [d for d in declared if d not in table.headers]
-                    close = difflib.get_close_matches(heading, choices, n=1, cutoff=0.6)
-                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    close = hints.close(heading, choices)
+                    hint = f"did you mean {close!r}? " if close else ""
                     self.problems.append(table.problem(
                         table.header_row, number,
                         f"unknown column {heading!r}; {hint}expected a card field ({', '.join(fields)}), "
@@ -366,9 +370,9 @@ class _Expansion:
             seen.setdefault(heading, number)
             targets.append(target)
         for d, name in enumerate(declared):
-            if name not in table.headers and renames.get(name) is None:
-                close = difflib.get_close_matches(name, table.headers, n=1, cutoff=0.6)
-                hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
+            if name not in headings and renames.get(name) is None:
+                close = hints.close(name, table.headers)
+                hint = f", did you mean {close!r}?" if close else f"; its columns: {listed(table.headers)}"
                 self.problems.append(self.at(loc + ("data", d), f"{dotted(loc + ('data', d))}: no column {name!r} "
                                                                 f"in {table.shown}{hint}"))
         named = {t[0] for t in targets if t and len(t) == 1}
@@ -451,8 +455,8 @@ class _Expansion:
         elif column in table.headers:
             number = table.headers.index(column) + 1
         else:
-            close = difflib.get_close_matches(column, table.headers, n=1, cutoff=0.6)
-            hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
+            close = Hints().close(column, table.headers)
+            hint = f", did you mean {close!r}?" if close else f"; its columns: {listed(table.headers)}"
             self.problems.append(self.at(loc + ("column",), f"{dotted(loc + ('column',))}: no column {column!r} in "
                                                             f"{table.shown}{hint}"))
             return None
@@ -465,6 +469,40 @@ class _Expansion:
             self._place(loc + (len(labels),), table, row, number)
             labels.append(_text(cell))
         return labels
+
+
+MAX_HINTS = 50  # "did you mean" suggestions looked for in one table (each compares a name with every choice)
+MAX_LISTED = 20  # column names listed in one message
+
+
+class Hints:
+    """Close matches for misspelt names, looked for up to MAX_HINTS times: a heading row of 100,000 unknown
+    columns costs 100,000 problems, not 100,000 searches of every choice (the problems past the first ones
+    are not shown anyway)."""
+
+    def __init__(self, budget: int = MAX_HINTS) -> None:
+        self.budget = budget
+
+    def close(self, name: str, choices: list[str]) -> str | None:
+        if self.budget <= 0:
+            return None
+        self.budget -= 1
+        found = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+        return found[0] if found else None
+
+
+def listed(names: list[str]) -> str:
+    """`a, b, c`, or the first MAX_LISTED names and how many more."""
+    shown = ", ".join(names[:MAX_LISTED])
+    return shown + (f" and {len(names) - MAX_LISTED:,} more" if len(names) > MAX_LISTED else "")
+
+
+def _filled_columns(table: Table) -> set[int]:
+    """The numbers (1-based) of the columns holding a value in some row below the headings, in one pass."""
+    filled: set[int] = set()
+    for _, cells in table.rows:
+        filled.update(n for n, cell in enumerate(cells, 1) if cell not in ("", None))
+    return filled
 
 
 def _is_reference(value: Any) -> bool:
