@@ -198,3 +198,69 @@ def test_a_missing_column_message_lists_the_first_columns_only(tmp_path: Path):
     missing = [line for line in lines if "no column 'legs'" in line]
     assert missing and missing[0].endswith("its columns: id, name, " + ", ".join(f"col{i}" for i in range(18))
                                            + " and 482 more"), missing
+
+
+# --------------------------------------------------------------------------- long problem lists, capped
+
+
+def test_an_error_prints_its_first_problems_and_counts_the_rest():
+    from kitgen.core.errors import ContentError, Problem, SHOWN_PROBLEMS
+
+    error = ContentError([Problem("a.yaml", line, 1, f"problem {line}") for line in range(100_000, 0, -1)])
+    lines = str(error).splitlines()
+    assert len(error.problems) == 100_000  # every one kept, and counted
+    assert lines[:2] == ["a.yaml:1:1: problem 1", "a.yaml:2:1: problem 2"]  # in file order
+    assert len(lines) == SHOWN_PROBLEMS + 1 and lines[-1] == f"… and {100_000 - SHOWN_PROBLEMS:,} more problems"
+    assert str(ContentError([Problem("a.yaml", 1, 1, "x")] * (SHOWN_PROBLEMS + 1))).endswith("… and 1 more problem")
+    assert "more" not in str(ContentError([Problem("a.yaml", 1, 1, "x")] * SHOWN_PROBLEMS))
+
+
+def test_a_file_of_100000_problems_prints_a_page(tmp_path: Path):
+    """100,000 unknown headings (and two declared columns missing): the first 100 problems, in file order, then
+    how many more; the output stays a page, and the missing columns are counted among the rest."""
+    from kitgen.core.errors import SHOWN_PROBLEMS
+
+    wide_library(tmp_path, 100_000)
+    run = kitgen(tmp_path, "check", "wide", "--content", "content")
+    lines = refused(run)
+    problems = 100_000 + 2  # each unknown heading, and `legs` and `wings` declared under data
+    assert len(lines) == SHOWN_PROBLEMS + 1, lines[-3:]
+    assert lines[-1] == f"… and {problems - SHOWN_PROBLEMS:,} more problems"
+    assert lines[0].startswith("content/wide.csv:1:3 (column 'col0'): unknown column 'col0'")
+    assert lines[SHOWN_PROBLEMS - 1].startswith("content/wide.csv:1:102 (column 'col99'): unknown column")
+    assert len(run.stderr) < SHOWN_PROBLEMS * 400
+
+
+def test_did_you_mean_is_looked_for_a_bounded_number_of_times(tmp_path: Path, monkeypatch):
+    """2,000 unknown keys in a card and 300 unknown picture names: each is a located problem, and the searches
+    for a close name (each compares it with every key, or thousands of picture names) stop at MAX_HINTS a list."""
+    import difflib
+
+    from kitgen.core.errors import ContentError, MAX_HINTS
+    from kitgen.load import load_activity
+    from kitgen.render.kit import card_pictures
+
+    searches = [0]
+    matching = difflib.get_close_matches
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        searches[0] += 1
+        return matching(*args, **kwargs)
+
+    monkeypatch.setattr(difflib, "get_close_matches", counted)
+    content = tmp_path / "content"
+    content.mkdir()
+    keys = ", ".join(f"colour{i}: red" for i in range(2_000))
+    (content / "pics.yaml").write_text(ACTIVITY + f"      - {{id: a, count: 1, {keys}}}\n")
+    with pytest.raises(ContentError) as caught:
+        load_activity(content / "pics.yaml")
+    assert sum("unknown key 'colour" in p.message for p in caught.value.problems) == 2_000
+    assert "did you mean 'color'?" in caught.value.problems[1].message
+    assert searches[0] <= MAX_HINTS
+
+    searches[0] = 0
+    cards = "".join(f"      - {{id: c{i}, count: 1, picture: zebrafoxling{i}}}\n" for i in range(300))
+    (content / "pics.yaml").write_text(ACTIVITY + cards)
+    _found, problems = card_pictures(load_activity(content / "pics.yaml"))
+    assert len(problems) == 300 and all("no picture named 'zebrafoxling" in p.message for p in problems)
+    assert searches[0] <= MAX_HINTS

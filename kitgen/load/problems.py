@@ -1,14 +1,13 @@
 """Translate pydantic's validation errors into located, plain-language problems."""
 from __future__ import annotations
 
-import difflib
 import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from kitgen.core.errors import Problem
+from kitgen.core.errors import Hints, Problem
 from kitgen.load.source import Location, SourceMap
 from kitgen.load.source import dotted
 
@@ -70,17 +69,32 @@ _EXPECTED = {
 }
 
 
-def _message(error: ErrorDetails, root: type[BaseModel]) -> tuple[Location, str, bool]:
+class _Reading:
+    """What the messages of one validation share: a budget of 'did you mean' searches and the keys each model
+    allows, looked up once per place (100,000 unknown keys in one card are one lookup, not 100,000)."""
+
+    def __init__(self, root: type[BaseModel]) -> None:
+        self.root = root
+        self.hints = Hints()
+        self.allowed: dict[Location, list[str]] = {}
+
+    def keys_at(self, loc: Location) -> list[str]:
+        if loc not in self.allowed:
+            model = _model_at(self.root, loc)
+            self.allowed[loc] = sorted(model.model_fields) if model else []
+        return self.allowed[loc]
+
+
+def _message(error: ErrorDetails, reading: _Reading) -> tuple[Location, str, bool]:
     """(location, message, points at the key rather than the value)."""
     loc = tuple(error["loc"])
     kind = error["type"]
     ctx = error.get("ctx") or {}
     where = dotted(loc)
     if kind == "extra_forbidden":
-        model = _model_at(root, loc[:-1])
-        allowed = sorted(model.model_fields) if model else []
-        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1, cutoff=0.6)
-        hint = f", did you mean {close[0]!r}?" if close else (f", expected one of: {', '.join(allowed)}" if allowed else "")
+        allowed = reading.keys_at(loc[:-1])
+        close = reading.hints.close(str(loc[-1]), allowed)
+        hint = f", did you mean {close!r}?" if close else (f", expected one of: {', '.join(allowed)}" if allowed else "")
         return loc, f"{where}: unknown key {loc[-1]!r}{hint}", True
     if kind == "duplicate" and "index" in ctx and "first" in ctx:  # a deck's card id met twice: at the second
         loc = loc + ("cards", ctx["index"], "id")
@@ -108,8 +122,9 @@ def _message(error: ErrorDetails, root: type[BaseModel]) -> tuple[Location, str,
 def validation_problems(error: ValidationError, root: type[BaseModel], source: SourceMap) -> list[Problem]:
     """One located Problem per pydantic error, de-duplicated."""
     problems: dict[str, Problem] = {}
+    reading = _Reading(root)
     for item in error.errors(include_url=False):
-        loc, message, at_key = _message(item, root)
+        loc, message, at_key = _message(item, reading)
         problem = source.problem(loc, message, key=at_key)
         problems.setdefault(str(problem), problem)
     return list(problems.values())

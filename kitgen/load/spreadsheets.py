@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from kitgen.core.errors import ContentError, display_path, Problem
+from kitgen.core.errors import ContentError, display_path, Hints, Problem
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
                                        MAX_SHEET_ROWS, check_inflated, check_ods_sheets, check_xlsx_sheet, workbook_archive)
@@ -471,24 +471,7 @@ class _Expansion:
         return labels
 
 
-MAX_HINTS = 50  # "did you mean" suggestions looked for in one table (each compares a name with every choice)
 MAX_LISTED = 20  # column names listed in one message
-
-
-class Hints:
-    """Close matches for misspelt names, looked for up to MAX_HINTS times: a heading row of 100,000 unknown
-    columns costs 100,000 problems, not 100,000 searches of every choice (the problems past the first ones
-    are not shown anyway)."""
-
-    def __init__(self, budget: int = MAX_HINTS) -> None:
-        self.budget = budget
-
-    def close(self, name: str, choices: list[str]) -> str | None:
-        if self.budget <= 0:
-            return None
-        self.budget -= 1
-        found = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
-        return found[0] if found else None
 
 
 def listed(names: list[str]) -> str:
