@@ -264,3 +264,89 @@ def test_did_you_mean_is_looked_for_a_bounded_number_of_times(tmp_path: Path, mo
     _found, problems = card_pictures(load_activity(content / "pics.yaml"))
     assert len(problems) == 300 and all("no picture named 'zebrafoxling" in p.message for p in problems)
     assert searches[0] <= MAX_HINTS
+
+
+# --------------------------------------------------------------------------- workbooks and pictures: declarations, sizes
+
+
+SHEET = """\
+id: sheet
+title: Sheet
+purpose: A tiny activity whose cards come from a spreadsheet.
+category: Test
+players: 2
+minutes: 10
+rules:
+  prepare: Shuffle the cards.
+  play: Take turns.
+decks:
+  - id: main
+    name: Main
+    back: {title: Main}
+    cards: {file: cards.%s}
+"""
+LAUGHS = ('<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">'
+          '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>')
+
+
+def with_declaration(path: Path, part: str) -> None:
+    """The workbook at `path` with an entity declaration put before the root element of its `part`."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        parts = {info.filename: archive.read(info) for info in archive.infolist()}
+    text = parts[part].decode()
+    head = text.index("?>") + 2 if text.startswith("<?xml") else 0
+    parts[part] = (text[:head] + LAUGHS + text[head:]).replace("<t>cat</t>", "<t>&lol3;</t>").encode()
+    path.unlink()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+
+
+@pytest.mark.parametrize("suffix, part", [("xlsx", "xl/worksheets/sheet1.xml"), ("xlsx", "xl/workbook.xml"),
+                                          ("ods", "content.xml")])
+def test_a_workbook_with_a_doctype_is_refused_before_it_is_read(tmp_path: Path, suffix: str, part: str):
+    from sheetfiles import write_ods, write_xlsx
+
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "sheet.yaml").write_text(SHEET % suffix)
+    rows = [["id", "name"], ["cat", "Cat"]]
+    (write_xlsx if suffix == "xlsx" else write_ods)(content / f"cards.{suffix}", {"Sheet1": rows})
+    assert kitgen(tmp_path, "check", "sheet", "--content", "content").returncode == 0
+    with_declaration(content / f"cards.{suffix}", part)
+    lines = refused(kitgen(tmp_path, "check", "sheet", "--content", "content"))
+    assert lines == [f"content/cards.{suffix}: its part {part} holds a <!DOCTYPE> declaration, expected a workbook "
+                     "as spreadsheet programs save it (without DOCTYPE or entity declarations)"]
+
+
+def png_header_only(path: Path, width: int, height: int, color_type: int = 6) -> None:
+    """A PNG that declares `width` × `height` pixels (RGBA by default) and holds one row: a few hundred bytes
+    that ask a decoder for width × height × 4 bytes."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    row = b"\0" + b"\0" * width * 4
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(row, 9)) + chunk(b"IEND", b""))
+
+
+def test_a_png_too_large_once_decoded_is_refused_from_its_header(tmp_path: Path):
+    """A PNG of 5,000 × 6,000 RGBA pixels (under the pixel limit, 120 MB decoded) is refused from its header,
+    before a pixel is decoded: exit 2, located at its card, the process small."""
+    from kitgen.pictures.files import MAX_DECODED_BYTES, MAX_PIXELS
+
+    assert 5_000 * 6_000 < MAX_PIXELS < 5_000 * 6_000 * 4
+    content = tmp_path / "content"
+    content.mkdir()
+    png_header_only(content / "big.png", 5_000, 6_000)
+    (content / "pics.yaml").write_text(ACTIVITY + "      - {id: a, count: 1, image: big.png}\n")
+    run = kitgen(tmp_path, "check", "pics", "--content", "content")
+    assert refused(run) == ["content/pics.yaml:15:34: decks[0].cards[0].image: 'big.png' is 5000 × 6000 pixels of "
+                            f"RGBA, 120 MB decoded, expected at most {MAX_DECODED_BYTES // 1_000_000} MB (fewer "
+                            "pixels, or without transparency)"]
+    assert run.peak < 300 * 1024 ** 2, run.peak
