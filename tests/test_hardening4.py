@@ -350,3 +350,102 @@ def test_a_png_too_large_once_decoded_is_refused_from_its_header(tmp_path: Path)
                             f"RGBA, 120 MB decoded, expected at most {MAX_DECODED_BYTES // 1_000_000} MB (fewer "
                             "pixels, or without transparency)"]
     assert run.peak < 300 * 1024 ** 2, run.peak
+
+
+# --------------------------------------------------------------------------- pydantic's words never reach the user
+
+
+WRONG_VALUES = """\
+id: wrong
+title: [1, 2]
+purpose: {a: 1}
+category: 3.5
+players: true
+minutes: 2.5
+font: big
+rules:
+  prepare: 12
+  play: [{x: 1}]
+  example:
+    - title: W
+      start: {ana: {coins: -1, gold: 1.5, wood: "x"}}
+      steps:
+        - text: hi
+          gain: {coins: 0, gold: -2, wood: [1]}
+          pay: 5
+          build: {a: 1}
+          move: 3.5
+    - 17
+    - null
+decks:
+  - id: main
+    name: Main
+    back: {title: Main, symbol: [1]}
+    layout: huge
+    cards:
+      - {id: a, count: 1.5, data: {x: [1, 2], y: {z: [1]}, w: null, Gold: [1]}, show_title: maybe, qr: "no url"}
+      - {id: b, count: "x", name: null, layout: 3, fit: wide, colour: red}
+      - {id: c, count: -1, text: {a: 1}, name: ""}
+      - {id: d, count: 100000000000, caption: "%s"}
+      - [1, 2]
+      - 5
+  - id: made
+    name: Made
+    back: {title: Made}
+    generate:
+      product: {n: [1, 2]}
+      card: {id: "c{{ n }}", count: 1, data: {x: [1]}}
+""" % ("x" * 300)
+PYDANTIC_WORDS = ("Input should", "should be", "should have", "type=", "pydantic", "constrained-", "function-",
+                  "lax-or-strict", "json-or-python", "dict[", "list[", "union[", "Value error", "Assertion failed",
+                  "validation error", "Field required", "Extra inputs", "input_value", "Walkthrough.", ".str",
+                  ".int", ".float", ".bool", "got None", "got True")
+
+
+def test_every_kind_of_wrong_value_is_described_in_our_words_at_its_place(tmp_path: Path):
+    """Wrong types, sizes, patterns, unions (text or a walkthrough, counts or names, a data value) and a
+    template-made card: every problem in our words, at the value the author wrote (never the top of a union)."""
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "wrong.yaml").write_text(WRONG_VALUES)
+    lines = refused(kitgen(tmp_path, "check", "wrong", "--content", "content"))
+    for line in lines:
+        assert not any(word in line for word in PYDANTIC_WORDS), line
+    text = "\n".join(lines)
+    for expected in [
+        "content/wrong.yaml:13:28: rules.example[0].start.ana.coins: expected a number of at least 0, got -1",
+        "content/wrong.yaml:16:25: rules.example[0].steps[0].gain.coins: expected a positive integer, got 0",
+        "content/wrong.yaml:17:16: rules.example[0].steps[0].pay: expected a mapping of keys and values or a "
+        "list, got 5",
+        "content/wrong.yaml:20:7: rules.example[1]: expected text or a mapping of keys and values, got 17",
+        "content/wrong.yaml:21:7: rules.example[2]: expected text or a mapping of keys and values, got nothing",
+        "content/wrong.yaml:28:39: decks[0].cards[0].data.x: expected true or false, a whole number, a number, "
+        "text or a mapping of keys and values, got a list",
+        "content/wrong.yaml:28:54: decks[0].cards[0].data.y.z: expected true or false, a whole number, a number "
+        "or text, got a list",
+        "decks[0].cards[0].data.Gold: expected true or false",
+        "decks[0].cards[0].qr: expected a web address starting with https:// or http://, got 'no url'",
+        "content/wrong.yaml:5:10: players: expected a number such as 20 or a range such as '20-25', got true",
+        "content/wrong.yaml:6:10: minutes: expected a number such as 20 or a range such as '20-25', got 2.5",
+        "decks[0].cards[1].colour: unknown key 'colour', did you mean 'color'?",
+        "decks[0].cards[2].name: expected non-empty text, got ''",
+        "decks[0].cards[3].caption: text too long, expected at most 200 characters",
+        "decks[1]: card template gives an invalid card: data.x: expected true or false, a whole number, a number, "
+        "text or a mapping of keys and values, got a list",
+    ]:
+        assert expected in text, expected
+    assert not any("rules.example[0]: expected text" in line for line in lines)  # the walkthrough was meant
+    assert not any("steps[0].gain: expected a list" in line for line in lines)  # the counts were meant
+
+
+def test_a_placeholder_that_fills_in_a_wrong_value_is_located(tmp_path: Path):
+    """Text that placeholders fill in is held to the schema: empty once filled is a located problem in our
+    words, not an internal error quoting pydantic."""
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "pics.yaml").write_text(
+        ACTIVITY.replace("prepare: Shuffle the cards.", 'prepare: "{{ cards.a.blank }}"')
+        + '      - {id: a, count: 1, data: {blank: "   "}}\n')
+    lines = refused(kitgen(tmp_path, "check", "pics", "--content", "content"))
+    assert lines == ["content/pics.yaml:8:12: rules.prepare[0]: expected non-empty text, got '' (once its "
+                     "placeholders are filled)"]
