@@ -449,3 +449,53 @@ def test_a_placeholder_that_fills_in_a_wrong_value_is_located(tmp_path: Path):
     lines = refused(kitgen(tmp_path, "check", "pics", "--content", "content"))
     assert lines == ["content/pics.yaml:8:12: rules.prepare[0]: expected non-empty text, got '' (once its "
                      "placeholders are filled)"]
+
+
+# --------------------------------------------------------------------------- CSV files that are not UTF-8
+
+
+def sheet_csv(tmp_path: Path, data: bytes, reference: str = "cards.csv") -> Path:
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "sheet.yaml").write_text((SHEET % "csv").replace("{file: cards.csv}", f"{{{reference}}}"
+                                                                if reference != "cards.csv" else "{file: cards.csv}"))
+    (content / "cards.csv").write_bytes(data)
+    return tmp_path
+
+
+JAPANESE = "id,name\ncat,Cat\nneko,ねこ (猫)\n"
+
+
+def test_an_undeclared_shift_jis_file_is_refused_at_its_first_japanese_byte(tmp_path: Path):
+    """A Japanese spreadsheet saved as Shift-JIS, its encoding not declared: not printed as mojibake, but refused
+    at the line and column of the first byte that is not UTF-8, naming UTF-8 and how to save it."""
+    sheet_csv(tmp_path, JAPANESE.encode("shift_jis"))
+    assert refused(kitgen(tmp_path, "check", "sheet", "--content", "content")) == [
+        'content/cards.csv:3:6: expected UTF-8 text, and this looks like Shift-JIS (Japanese) from here: save it '
+        'as "CSV UTF-8" in the spreadsheet program, or add encoding: shift_jis to the file\'s reference']
+
+
+def test_a_declared_shift_jis_file_is_read(tmp_path: Path):
+    from kitgen.load import load_activity
+
+    sheet_csv(tmp_path, JAPANESE.encode("shift_jis"), reference="file: cards.csv, encoding: shift_jis")
+    loaded = load_activity(tmp_path / "content" / "sheet.yaml")
+    assert [card.name for card in loaded.activity.decks[0].cards] == ["Cat", "ねこ (猫)"]
+
+
+def test_a_file_in_no_encoding_we_can_tell_is_refused_at_its_first_bad_byte(tmp_path: Path):
+    """Bytes neither UTF-8 nor Windows' Western European (0x81 is undefined there): refused, located, where they
+    were once read as Latin-1 without a word."""
+    sheet_csv(tmp_path, b"id,name\ncat,Cat\ncaf,Caf\x81\n")
+    assert refused(kitgen(tmp_path, "check", "sheet", "--content", "content")) == [
+        "content/cards.csv:3:8: expected UTF-8 text (or Windows' Western European, cp1252), and byte 0x81 here is "
+        "neither: save it as \"CSV UTF-8\" in the spreadsheet program, or add the encoding it has (encoding: ...) "
+        "to the file's reference"]
+
+
+def test_a_western_european_file_is_still_read(tmp_path: Path):
+    from kitgen.load import load_activity
+
+    sheet_csv(tmp_path, "id;name\ncafe;Café crème\n".encode("cp1252"))
+    loaded = load_activity(tmp_path / "content" / "sheet.yaml")
+    assert [card.name for card in loaded.activity.decks[0].cards] == ["Café crème"]
