@@ -499,3 +499,77 @@ def test_a_western_european_file_is_still_read(tmp_path: Path):
     sheet_csv(tmp_path, "id;name\ncafe;Café crème\n".encode("cp1252"))
     loaded = load_activity(tmp_path / "content" / "sheet.yaml")
     assert [card.name for card in loaded.activity.decks[0].cards] == ["Café crème"]
+
+
+# --------------------------------------------------------------------------- cache entries sealed
+
+
+class Planted:
+    """Unpickled, it leaves a file named `path`: what a tampered cache entry could do."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (Path.touch, (self.path,))
+
+
+def test_a_sealed_entry_is_read_only_with_its_seal(tmp_path: Path, monkeypatch):
+    import hashlib
+
+    from kitgen.core import cache
+
+    monkeypatch.setenv("KITGEN_CACHE", str(tmp_path / "cache"))
+    entry = cache.cache_file("fonts", "x.pickle")
+    assert entry is not None
+    cache.keep_sealed(entry, b"payload")
+    assert cache.recall_sealed(entry) == b"payload"
+    data = entry.read_bytes()
+    entry.write_bytes(data[:-1] + b"P")  # one byte changed
+    assert cache.recall_sealed(entry) is None
+    entry.write_bytes(data[:-3])  # cut short
+    assert cache.recall_sealed(entry) is None
+    forged = b"evil"  # sealed by someone without the key: a digest anyone can compute
+    entry.write_bytes(cache.SEALED_MAGIC + hashlib.blake2b(forged, digest_size=cache.SEAL_BYTES).digest() + forged)
+    assert cache.recall_sealed(entry) is None
+    entry.write_bytes(b"an entry of an earlier version, not sealed")
+    assert cache.recall_sealed(entry) is None
+    key = tmp_path / "cache" / f"seal-{cache.__version__}" / "key"
+    assert key.stat().st_mode & 0o077 == 0, "the key is the user's alone"
+
+
+def test_a_tampered_font_cache_is_never_unpickled_and_is_rebuilt(tmp_path: Path):
+    """Every font-metrics and compiled-template entry replaced by a pickle that leaves a file when loaded (bare,
+    or behind a seal made without the key): the build is as without a cache, nothing is unpickled, and the
+    entries it needs are rebuilt."""
+    import pickle
+    import shutil
+
+    from kitgen.core.cache import SEAL_BYTES, SEALED_MAGIC
+
+    content = tmp_path / "content"
+    content.mkdir()
+    shutil.copyfile(CONTENT / "growing-discard.yaml", content / "growing-discard.yaml")
+    env = kitgen_env(tmp_path, KITGEN_CACHE=str(tmp_path / "cache"))
+
+    def build(out: str, cache: str = str(tmp_path / "cache")) -> dict[str, bytes]:
+        run = forked.run(["build", "growing-discard", "--content", "content", "--out", out], cwd=tmp_path,
+                         env={**env, "KITGEN_CACHE": cache}, timeout=HANG_GUARD)
+        assert run.returncode == 0, run.stderr[-3000:]
+        return {name: data for name, data in outputs(tmp_path / out).items() if name.endswith(".pdf")}
+
+    build("out1")
+    planted = [p for p in (tmp_path / "cache").rglob("*") if p.suffix in (".pickle", ".bytecode")]
+    assert {p.suffix for p in planted} == {".pickle", ".bytecode"}
+    written = {}
+    for number, path in enumerate(planted):  # a bare pickle, and one behind a seal made without the key
+        payload = pickle.dumps(Planted(tmp_path / f"unpickled-{number}"))
+        written[path] = payload if number % 2 == 0 else SEALED_MAGIC + bytes(SEAL_BYTES) + payload
+        path.write_bytes(written[path])
+    activity = content / "growing-discard.yaml"  # edited: the kit is drawn anew, with the fonts and templates
+    activity.write_text(activity.read_text(encoding="utf-8").replace("\ntitle: ", "\ntitle: New ", 1), encoding="utf-8")
+    assert build("out2") == build("out3", cache="off")
+    assert not list(tmp_path.glob("unpickled-*")), "a tampered cache entry was unpickled"
+    rebuilt = {p for p in planted if p.read_bytes() != written[p]}
+    assert {p for p in planted if p.suffix == ".pickle"} <= rebuilt  # every font the new drawing measured with
+    assert any(p.suffix == ".bytecode" for p in rebuilt)  # (a template this build did not need is left as it was)
