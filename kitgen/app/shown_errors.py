@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import TypedDict
 
 from kitgen.core.errors import ContentError, KitgenError
+from kitgen.core.errors import SHOWN_PROBLEMS as SHOWN_PROBLEMS  # the page lists as many as a command prints
 
-SHOWN_PROBLEMS = 100  # the problems listed in the page; then one line says how many more there are
+
 class _Message(TypedDict):
     message: str
 

@@ -5,7 +5,9 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
+
+from pydantic import BaseModel, ValidationError
 
 
 from kitgen.core.errors import ContentError, Problem
@@ -14,6 +16,7 @@ from kitgen.load import LoadedActivity
 from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, HandExample, HostKey, PlayerAid,
                                RecordSheet, Rules, SetExample, Slip, Walkthrough)
 from kitgen.load.placeholders import expand
+from kitgen.load.problems import validation_problems
 from kitgen.load.source import dotted, Location, SourceMap
 from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
 
@@ -321,9 +324,21 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
         dumped = (value.model_dump() if not isinstance(value, list) else [item.model_dump() for item in value])
         expanded = filled(dumped, (name,))
         if expanded != dumped:
-            update[name] = (model.model_validate(expanded) if not isinstance(expanded, list)
-                            else [model.model_validate(item) for item in expanded])
+            try:  # what the placeholders filled in is held to the schema as written text is
+                update[name] = (_validated(model, expanded, source, (name,)) if not isinstance(expanded, list)
+                                else [_validated(model, item, source, (name, i)) for i, item in enumerate(expanded)])
+            except ContentError as error:
+                problems += error.problems
     return (activity.model_copy(update=update) if update else activity), problems
+
+
+def _validated(model: type[BaseModel], value: object, source: SourceMap, loc: Location) -> Any:
+    """`value` validated as `model`; a ContentError located at `loc` when it is not one."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise ContentError([Problem(p.file, p.line, p.column, f"{p.message} (once its placeholders are filled)")
+                            for p in validation_problems(error, model, source, loc)]) from None
 
 
 def _data_names(cards: list[CardKind]) -> list[str]:

@@ -1,8 +1,9 @@
 """The user's cache folder: what kitgen keeps between runs so that a cold start is quicker.
 
 Compiled templates and parsed font metrics live there, each kind in a folder named with kitgen's version.
-Entries are code or pickled data, so the folder is used only when it belongs to the user alone; anything
-unreadable is ignored and rebuilt. Deleting the folder is always safe.
+Entries are code or pickled data, so the folder is used only when it belongs to the user alone, and each entry
+is sealed with a digest keyed by the cache's own random key: an entry damaged, cut short or written by anything
+else is never unpickled but ignored and rebuilt. Deleting the folder is always safe.
 """
 from __future__ import annotations
 
@@ -73,7 +74,74 @@ def recall(file: Path | None) -> bytes | None:
         return None
 
 
-SHELF_MAGIC = b"kitgen-shelf-1\n"
+SEALED_MAGIC = b"kitgen-sealed-1\n"
+SEAL_BYTES = 32
+
+
+@lru_cache(maxsize=8)
+def _secret(base: Path) -> bytes | None:
+    """The cache's own random key (`<cache>/seal-<version>/key`, made on first use, in a folder of the user's
+    alone), or None when it can be neither read nor made (then nothing sealed is kept or read)."""
+    folder = base / f"seal-{__version__}"
+    if not _private_folder(folder):
+        return None
+    key = folder / "key"
+    try:
+        data = key.read_bytes()
+        if len(data) == SEAL_BYTES:
+            return data
+    except OSError:
+        pass
+    import tempfile
+
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".seal.", suffix=".tmp")  # mode 0600
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(os.urandom(SEAL_BYTES))
+        try:
+            os.link(temporary, key)  # the first process to make one wins; the others read it
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(temporary)
+        data = key.read_bytes()
+    except OSError:
+        return None
+    return data if len(data) == SEAL_BYTES else None
+
+
+def _seal(entry: Path, payload: bytes) -> bytes | None:
+    """The seal of `payload` kept as `entry` (`<cache>/<kind>-<version>/<name>`)."""
+    import hashlib
+
+    secret = _secret(entry.parent.parent)
+    return None if secret is None else hashlib.blake2b(payload, key=secret, digest_size=SEAL_BYTES).digest()
+
+
+def keep_sealed(file: Path | None, payload: bytes) -> None:
+    """Store an entry of pickled or compiled data with a seal: a digest of it keyed with the folder's own secret,
+    so that an entry damaged, cut short or written by anyone else is never unpickled (see `recall_sealed`)."""
+    if file is None:
+        return
+    seal = _seal(file, payload)
+    if seal is not None:
+        keep(file, SEALED_MAGIC + seal + payload)
+
+
+def recall_sealed(file: Path | None) -> bytes | None:
+    """A sealed entry's payload when its seal is right; None when there is none, or it is damaged or forged
+    (the caller then rebuilds it and keeps it anew)."""
+    import hmac
+
+    data = recall(file)
+    if file is None or not data or not data.startswith(SEALED_MAGIC):
+        return None
+    seal, payload = data[len(SEALED_MAGIC):len(SEALED_MAGIC) + SEAL_BYTES], data[len(SEALED_MAGIC) + SEAL_BYTES:]
+    expected = _seal(file, payload)
+    return payload if expected is not None and hmac.compare_digest(seal, expected) else None
+
+
+SHELF_MAGIC = b"kitgen-shelf-2\n"
 # what this process last read or kept, by shelf (each kind of shelf holds values of its own type)
 _SHELVES: dict[tuple[str, str], dict[bytes, Any]] = {}
 MAX_SHELVES_IN_MEMORY = 32
@@ -155,11 +223,12 @@ class Shelf(Generic[V]):
             _SHELVES.pop(next(iter(_SHELVES)))
         _SHELVES[self.key] = self.used
         if changed and self.file is not None:
-            import hashlib
             import pickle
 
             payload = pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL)
-            _replace_quickly(self.file, SHELF_MAGIC + hashlib.blake2b(payload, digest_size=16).digest() + payload)
+            seal = _seal(self.file, payload)
+            if seal is not None:
+                _replace_quickly(self.file, SHELF_MAGIC + seal + payload)
 
 
 def _replace_quickly(file: Path, data: bytes) -> None:
@@ -185,14 +254,15 @@ def _replace_quickly(file: Path, data: bytes) -> None:
 
 def _read_shelf(file: Path | None) -> dict[bytes, Any]:
     """A shelf's entries from its file; {} for a missing, damaged or foreign file."""
-    import hashlib
+    import hmac
     import pickle
 
     data = recall(file)
-    if not data or not data.startswith(SHELF_MAGIC):
+    if file is None or not data or not data.startswith(SHELF_MAGIC):
         return {}
-    check, payload = data[len(SHELF_MAGIC):len(SHELF_MAGIC) + 16], data[len(SHELF_MAGIC) + 16:]
-    if hashlib.blake2b(payload, digest_size=16).digest() != check:
+    check, payload = data[len(SHELF_MAGIC):len(SHELF_MAGIC) + SEAL_BYTES], data[len(SHELF_MAGIC) + SEAL_BYTES:]
+    seal = _seal(file, payload)
+    if seal is None or not hmac.compare_digest(seal, check):  # damaged, cut short, or not written by kitgen
         return {}
     try:
         entries = pickle.loads(payload)

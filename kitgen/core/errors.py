@@ -1,6 +1,7 @@
 """Errors a user sees. Each carries enough to print `file:line:column: message` without a traceback."""
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,20 +30,54 @@ class Problem:
         return cls(match["file"], int(match["line"]), int(match["column"]), match["message"])
 
 
+MAX_HINTS = 50  # "did you mean" suggestions looked for in one list of problems
+
+
+class Hints:
+    """'Did you mean' for misspelt names, looked for up to MAX_HINTS times (each search compares the name with
+    every choice): a file of 100,000 unknown keys costs 100,000 problems, not 100,000 searches (the problems
+    past the first ones are not shown anyway). One Hints for each list of problems being made."""
+
+    def __init__(self, budget: int = MAX_HINTS) -> None:
+        self.budget = budget
+
+    def spend(self) -> bool:
+        """True, and one search fewer left; False when none is left."""
+        if self.budget <= 0:
+            return False
+        self.budget -= 1
+        return True
+
+    def close(self, name: str, choices: list[str]) -> str | None:
+        if not self.spend():
+            return None
+        found = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+        return found[0] if found else None
+
+
 class KitgenError(Exception):
     """Base of every error kitgen reports to the user; `exit_code` follows the CLI's convention."""
 
     exit_code = 1
 
 
+SHOWN_PROBLEMS = 100  # the problems an error prints; one more line says how many more there are
+
+
 class ContentError(KitgenError):
-    """The content is invalid: one or more located problems (exit status 2)."""
+    """The content is invalid: one or more located problems (exit status 2). Its text is the first
+    SHOWN_PROBLEMS of them, in file order, then `… and N more problems`: a file with 100,000 mistakes prints a
+    page, not 100,000 lines (`problems` keeps every one)."""
 
     exit_code = 2
 
     def __init__(self, problems: list[Problem]):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.column))
-        super().__init__("\n".join(str(p) for p in self.problems))
+        lines = [str(p) for p in self.problems[:SHOWN_PROBLEMS]]
+        more = len(self.problems) - len(lines)
+        if more:
+            lines.append(f"… and {more:,} more problem{'s' if more != 1 else ''}")
+        super().__init__("\n".join(lines))
 
 
 class UsageError(KitgenError):

@@ -20,7 +20,7 @@ def truetype_font(name: str, path: Path) -> TTFont:
     import reportlab
     from reportlab.pdfbase import ttfonts
 
-    from kitgen.core.cache import cache_file, keep, recall
+    from kitgen.core.cache import cache_file, keep_sealed, recall_sealed
 
     info = path.stat()
     entry = cache_file("fonts", f"{path.stem}-{info.st_size}-{info.st_mtime_ns}-reportlab-{reportlab.Version}"
@@ -29,7 +29,8 @@ def truetype_font(name: str, path: Path) -> TTFont:
     class Face(ttfonts.TTFontFace):
         def extractInfo(self, charInfo: bool | Literal[0, 1] = 1) -> None:
             try:
-                parsed = pickle.loads(recall(entry) or b"")
+                sealed = recall_sealed(entry)  # None: none yet, damaged or not ours
+                parsed = pickle.loads(sealed) if sealed is not None else None
             except Exception:  # none yet, or unreadable: parse the file
                 parsed = None
             if isinstance(parsed, dict) and parsed.get("filename") == self.filename:
@@ -37,7 +38,7 @@ def truetype_font(name: str, path: Path) -> TTFont:
             else:
                 super().extractInfo(charInfo)
                 if entry is not None:
-                    keep(entry, pickle.dumps({k: v for k, v in vars(self).items() if k not in _NOT_KEPT}, protocol=5))
+                    keep_sealed(entry, pickle.dumps({k: v for k, v in vars(self).items() if k not in _NOT_KEPT}, protocol=5))
             per_unit = 1000 / self.unitsPerEm  # what ReportLab's parser sets: font units → PDF glyph space
             self._pdfScale = (lambda x: x) if self.unitsPerEm == 1000 else (lambda x: x * per_unit)
 

@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 
 from kitgen.core.choices import Duplex
 from kitgen.core.choices import CutLines
+from kitgen.load.problems import first_error
 from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
 from kitgen.core.units import parse_length
@@ -38,6 +39,11 @@ class Range(Strict):
                 raise PydanticCustomError("range", "expected a number such as 20 or a range such as '20-25', "
                                           "got {got}", {"got": repr(value)})
             return {"min": int(match[1]), "max": int(match[2] or match[1])}
+        if not isinstance(value, dict):  # true, 2.5, a list: say what a range may be written as
+            got = (str(value).lower() if isinstance(value, bool) or value is None else
+                   "a list" if isinstance(value, list) else repr(value))
+            raise PydanticCustomError("range", "expected a number such as 20 or a range such as '20-25', "
+                                      "got {got}", {"got": got})
         return value
 
     @model_validator(mode="after")
@@ -598,8 +604,6 @@ def generated_cards(generate: Generate, context: dict[str, Any] | None = None) -
         try:
             cards.append(CardKind.model_validate(spec))
         except ValidationError as error:
-            first = error.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise PydanticCustomError("generate", "card template gives an invalid card at {where}: {msg}",
-                                      {"where": where, "msg": first["msg"]}) from None
+            raise PydanticCustomError("generate", "card template gives an invalid card: {problem}",
+                                      {"problem": first_error(error, CardKind)}) from None
     return cards

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from kitgen.core.errors import ContentError, display_path, Problem
+from kitgen.core.errors import ContentError, display_path, Hints, Problem
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
                                        MAX_SHEET_ROWS, check_inflated, check_ods_sheets, check_xlsx_sheet, workbook_archive)
@@ -91,12 +91,36 @@ def _decode(raw: bytes, encoding: str | None, table: Table) -> str:
         return raw.decode("utf-16")
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
+    except UnicodeDecodeError as error:
+        first_bad = error.start
+    line = raw[:first_bad].count(b"\n") + 1
+    start = raw.rfind(b"\n", 0, first_bad) + 1
+    column = len(raw[start:first_bad].decode("utf-8", "replace")) + 1
+    save = 'save it as "CSV UTF-8" in the spreadsheet program'
+    if _looks_japanese(raw):
+        raise ContentError([Problem(table.shown, line, column, "expected UTF-8 text, and this looks like Shift-JIS "
+                                                               f"(Japanese) from here: {save}, or add encoding: "
+                                                               "shift_jis to the file's reference")])
     try:  # what spreadsheet programs on Windows save as "CSV" (Western European)
         return raw.decode("cp1252")
     except UnicodeDecodeError:
-        return raw.decode("latin-1")
+        raise ContentError([Problem(table.shown, line, column, f"expected UTF-8 text (or Windows' Western European, "
+                                                               f"cp1252), and byte 0x{raw[first_bad]:02X} here is "
+                                                               f"neither: {save}, or add the encoding it has "
+                                                               "(encoding: ...) to the file's reference")]) from None
+
+
+def _looks_japanese(raw: bytes) -> bool:
+    """Do the bytes read as Shift-JIS, every character they make outside ASCII a Japanese one (kana, kanji,
+    full-width forms)? Western European text saved by Windows almost never does: an accented letter is a
+    Shift-JIS lead byte that a comma or a letter cannot follow."""
+    try:
+        text = raw.decode("cp932")
+    except UnicodeDecodeError:
+        return False
+    wide = [char for char in text if ord(char) > 0x7F]
+    return bool(wide) and all(0x3000 <= ord(char) <= 0x30FF or 0x4E00 <= ord(char) <= 0x9FFF
+                              or 0xFF00 <= ord(char) <= 0xFFEF for char in wide)
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -335,13 +359,18 @@ class _Expansion:
         if table is None:
             return None
         fields = card_fields()
+        headings = set(table.headers)
+        wanted = set(declared)
+        choices = fields + [d for d in declared if d not in headings]  # once: what an unknown heading may mean
+        filled = _filled_columns(table) if "" in headings else set()
+        hints = Hints()
         targets: list[tuple[str, ...] | None] = []
         seen: dict[str, int] = {}
         for number, heading in enumerate(table.headers, 1):
             target: tuple[str, ...] | None
             if not heading:
                 target = None
-                if any(number <= len(cells) and cells[number - 1] not in ("", None) for _, cells in table.rows):
+                if number in filled:
                     self.problems.append(table.problem(table.header_row, number, "a column without a heading, "
                                                        "expected a heading naming a card field or a data column"))
             elif heading in seen:
@@ -352,13 +381,12 @@ class _Expansion:
                 mapped = str(renames.get(heading, heading))
                 if mapped in fields:
                     target = (mapped,)
-                elif heading in declared or mapped.startswith("data."):
+                elif heading in wanted or mapped.startswith("data."):
                     target = ("data", mapped[5:] if mapped.startswith("data.") else mapped)
                 else:
                     target = None
-                    choices = fields + [d for d in declared if d not in table.headers]
-                    close = difflib.get_close_matches(heading, choices, n=1, cutoff=0.6)
-                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    close = hints.close(heading, choices)
+                    hint = f"did you mean {close!r}? " if close else ""
                     self.problems.append(table.problem(
                         table.header_row, number,
                         f"unknown column {heading!r}; {hint}expected a card field ({', '.join(fields)}), "
@@ -366,9 +394,9 @@ class _Expansion:
             seen.setdefault(heading, number)
             targets.append(target)
         for d, name in enumerate(declared):
-            if name not in table.headers and renames.get(name) is None:
-                close = difflib.get_close_matches(name, table.headers, n=1, cutoff=0.6)
-                hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
+            if name not in headings and renames.get(name) is None:
+                close = hints.close(name, table.headers)
+                hint = f", did you mean {close!r}?" if close else f"; its columns: {listed(table.headers)}"
                 self.problems.append(self.at(loc + ("data", d), f"{dotted(loc + ('data', d))}: no column {name!r} "
                                                                 f"in {table.shown}{hint}"))
         named = {t[0] for t in targets if t and len(t) == 1}
@@ -451,8 +479,8 @@ class _Expansion:
         elif column in table.headers:
             number = table.headers.index(column) + 1
         else:
-            close = difflib.get_close_matches(column, table.headers, n=1, cutoff=0.6)
-            hint = f", did you mean {close[0]!r}?" if close else f"; its columns: {', '.join(table.headers)}"
+            close = Hints().close(column, table.headers)
+            hint = f", did you mean {close!r}?" if close else f"; its columns: {listed(table.headers)}"
             self.problems.append(self.at(loc + ("column",), f"{dotted(loc + ('column',))}: no column {column!r} in "
                                                             f"{table.shown}{hint}"))
             return None
@@ -465,6 +493,23 @@ class _Expansion:
             self._place(loc + (len(labels),), table, row, number)
             labels.append(_text(cell))
         return labels
+
+
+MAX_LISTED = 20  # column names listed in one message
+
+
+def listed(names: list[str]) -> str:
+    """`a, b, c`, or the first MAX_LISTED names and how many more."""
+    shown = ", ".join(names[:MAX_LISTED])
+    return shown + (f" and {len(names) - MAX_LISTED:,} more" if len(names) > MAX_LISTED else "")
+
+
+def _filled_columns(table: Table) -> set[int]:
+    """The numbers (1-based) of the columns holding a value in some row below the headings, in one pass."""
+    filled: set[int] = set()
+    for _, cells in table.rows:
+        filled.update(n for n, cell in enumerate(cells, 1) if cell not in ("", None))
+    return filled
 
 
 def _is_reference(value: Any) -> bool:

@@ -43,6 +43,7 @@ _TARGET = re.compile(rb"(?:^|\s)Target\s*=\s*[\"']([^\"']*)[\"']")
 _RELATION_ID = re.compile(rb"(?:^|\s)[\w.-]+:id\s*=\s*[\"']([^\"']*)[\"']")  # r:id="rId1"
 _LETTERS = bytes(range(65, 91)) + bytes(range(97, 123)) + b"$"
 _DIGITS = b"0123456789$"
+_DECLARATION = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.I)  # what an entity expansion bomb needs
 _FAR = 10 ** 9  # a row or column number too long to read is as good as this far
 
 
@@ -106,8 +107,15 @@ def check_inflated(archive: zipfile.ZipFile, shown: str) -> None:
     total = 0
     for info in archive.infolist():
         with _inflating(archive, info) as stream:
+            tail, xml = b"", info.filename.lower().endswith((".xml", ".rels", ".vml"))
             while chunk := stream.read(_CHUNK):
                 total += len(chunk)
+                found = xml and _DECLARATION.search(tail + chunk)  # (the tail: a declaration cut between chunks)
+                if found:
+                    raise _workbook_error(shown, f"its part {info.filename} holds a <!{found[1].decode().upper()}> "
+                                                 "declaration, expected a workbook as spreadsheet programs save it "
+                                                 "(without DOCTYPE or entity declarations)")
+                tail = chunk[-16:]
                 if total > MAX_INFLATED_BYTES:
                     raise _workbook_error(shown, f"the workbook inflates to more than {MAX_INFLATED_BYTES:,} bytes "
                                                  f"(it declares {declared:,}), at most {MAX_INFLATED_BYTES:,}")

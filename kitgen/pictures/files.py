@@ -15,6 +15,7 @@ from pathlib import Path
 KINDS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".svg": "svg"}
 MAX_BYTES = 20 * 1024 * 1024  # one picture file
 MAX_PIXELS = 40_000_000  # width × height of a PNG or JPEG (a 300 dpi A3 poster is about 17 million)
+MAX_DECODED_BYTES = 100_000_000  # a PNG or JPEG decoded: pixels × bytes a pixel (an A3 poster in RGBA is 70 MB)
 LIBRARY_IMAGES = "images"
 
 
@@ -112,10 +113,15 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
             if picture.format != kind.upper():
                 raise PictureError(f"{reference!r} is not a {kind.upper()} picture "
                                    f"({'a ' + picture.format if picture.format else 'unknown'} file)")
-            width, height = picture.size
+            width, height = picture.size  # read from the header: nothing is decoded yet
             if width * height > MAX_PIXELS:
                 raise PictureError(f"{reference!r} is {width} × {height} pixels, expected at most "
                                    f"{MAX_PIXELS // 1_000_000} million pixels")
+            decoded = width * height * _bytes_per_pixel(picture.mode)
+            if decoded > MAX_DECODED_BYTES:
+                raise PictureError(f"{reference!r} is {width} × {height} pixels of {picture.mode}, "
+                                   f"{decoded / 1_000_000:.0f} MB decoded, expected at most "
+                                   f"{MAX_DECODED_BYTES // 1_000_000} MB (fewer pixels, or without transparency)")
             picture.load()
     except PictureError:
         raise
@@ -124,12 +130,20 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
     return width, height
 
 
+def _bytes_per_pixel(mode: str) -> int:
+    """What one pixel of a picture in `mode` takes decoded (PIL's modes; 4 for any it does not list here)."""
+    return {"1": 1, "L": 1, "P": 1, "LA": 2, "PA": 2, "La": 2, "I;16": 2, "I;16B": 2, "I;16L": 2,
+            "RGB": 3, "YCbCr": 3, "LAB": 3, "HSV": 3}.get(mode, 4)
+
+
 def svg_size(data: bytes, reference: str) -> tuple[float, float]:
     """The drawing size of an SVG file, after parsing it (a file that is not SVG is refused)."""
-    from kitgen.pictures.svg import svg_drawing, svg_problem
+    from kitgen.pictures.svg import svg_drawing, svg_problem, SvgTooLarge
 
     try:
         drawing = svg_drawing(data)
+    except SvgTooLarge as error:
+        raise PictureError(f"{reference!r} cannot be printed: {error}") from None
     except Exception as error:  # svglib and lxml raise many kinds
         raise PictureError(f"{reference!r} is not a readable SVG picture ({error})") from None
     if drawing.width <= 0 or drawing.height <= 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from kitgen.core.display import Color, Item, Matrix, Path, Segment, Stroke
 
@@ -14,9 +14,64 @@ if TYPE_CHECKING:
     from reportlab.lib.colors import Color as ReportLabColor
 
 
+MAX_ELEMENTS = 5_000  # elements a picture may draw, counting each <use> as the elements it repeats (an icon
+# holds tens to hundreds; drawing one costs about half a millisecond)
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+
+
+class SvgTooLarge(ValueError):
+    """An SVG whose drawing would take unbounded work: too many elements, or a <use> that repeats itself."""
+
+
 def svg_drawing(data: bytes) -> Drawing:
     """A ReportLab drawing of SVG `data`, parsed strictly (a broken file raises instead of half-drawing)."""
     return _drawing(data)
+
+
+def expanded_elements(root: Any, limit: int = MAX_ELEMENTS) -> int:
+    """How many elements drawing `root` walks: each element once, and each `<use href="#id">` once more for
+    every element it repeats (a chain of uses that double each other grows as 2^n: counted, not walked). The
+    count stops growing past `limit` (it is then `limit + 1`); a use that repeats itself raises SvgTooLarge.
+    Each element is counted once, whatever refers to it: work linear in the file."""
+    elements = [element for element in root.iter() if isinstance(element.tag, str)]
+    if len(elements) > limit:
+        return limit + 1
+    by_id = {element.get("id"): element for element in elements if element.get("id")}
+    memo: dict[Any, int] = {}
+    started: set[Any] = set()
+
+    def parts(element: Any) -> list[Any]:
+        inside = [child for child in element if isinstance(child.tag, str)]
+        if etree_localname(element) == "use":
+            target = (element.get(XLINK_HREF) or element.get("href") or "").strip()
+            if target.startswith("#") and target[1:] in by_id:
+                inside.append(by_id[target[1:]])
+        return inside
+
+    stack = [root]
+    while stack:
+        element = stack[-1]
+        if element in memo:
+            stack.pop()
+            continue
+        inside = parts(element)
+        if element not in started:
+            started.add(element)
+            for part in inside:
+                if part in started and part not in memo:
+                    raise SvgTooLarge(f"a <use> repeats an element that holds it (id {part.get('id')!r}), "
+                                      "expected uses that end")
+                if part not in memo:
+                    stack.append(part)
+            continue
+        memo[element] = min(limit + 1, 1 + sum(memo[part] for part in inside))
+        stack.pop()
+    return memo[root]
+
+
+def etree_localname(element: Any) -> str:
+    tag = element.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
 @lru_cache(maxsize=512)
@@ -32,6 +87,10 @@ def _drawing(data: bytes) -> Drawing:
     root = etree.fromstring(data, parser=parser)
     if not isinstance(root.tag, str) or etree.QName(root).localname != "svg":
         raise ValueError("the file's root element is not <svg>")
+    count = expanded_elements(root)  # counted before any is drawn
+    if count > MAX_ELEMENTS:
+        raise SvgTooLarge(f"it holds more than {MAX_ELEMENTS:,} elements (each <use> counted as the elements it "
+                          f"repeats), expected at most {MAX_ELEMENTS:,}")
     for element in list(root.iter()):  # pictures inside the picture could name any file: left out
         if isinstance(element.tag, str) and etree.QName(element).localname in ("image", "script", "foreignObject"):
             parent = element.getparent()

@@ -16,7 +16,7 @@ from kitgen.load.source import dotted
 from kitgen.pictures.emoji import EMOJI_CREDIT, EMOJI_SET, named_picture
 from kitgen.core.display import Path as Drawn, walk
 from kitgen.check.content import CheckedKit
-from kitgen.core.errors import ContentError, Problem
+from kitgen.core.errors import ContentError, Hints, Problem
 from kitgen.load import LoadedActivity
 from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
 from kitgen.core.display import Document
@@ -67,6 +67,7 @@ def card_pictures(loaded: LoadedActivity) -> tuple[dict[Location, Picture], list
     root = library_root(loaded.path)
     found: dict[Location, Picture] = {}
     problems = []
+    hints = Hints()
     for d, deck in enumerate(loaded.activity.decks):
         owners: list[tuple[Location, Back | CardKind]] = [(("decks", d, "back"), deck.back)]
         owners += [(("decks", d, "cards", k), card) for k, card in enumerate(deck.cards)]
@@ -78,7 +79,7 @@ def card_pictures(loaded: LoadedActivity) -> tuple[dict[Location, Picture], list
                 if owner.image:
                     found[loc] = read_picture(owner.image, loaded.folder, root)
                 elif owner.picture:
-                    found[loc] = named_picture(owner.picture)
+                    found[loc] = named_picture(owner.picture, hints)
             except PictureError as error:
                 problems.append(loaded.source.problem(loc + (key,), f"{dotted(loc + (key,))}: {error}"))
     return found, problems

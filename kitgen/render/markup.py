@@ -17,7 +17,7 @@ from markupsafe import escape as markup_escape
 from jinja2.exceptions import SecurityError
 
 from kitgen.jinja.budget import BoundedSandbox, BudgetExceeded, Limits
-from kitgen.core.cache import cache_file, keep, recall
+from kitgen.core.cache import cache_file, keep_sealed, recall_sealed
 from kitgen.core.errors import BuildError, KitgenError, UnprintableContent
 from kitgen.jinja.lookup import resolve_template
 from kitgen.locale import translations
@@ -53,7 +53,7 @@ class _SharedBytecode(jinja2.BytecodeCache):
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         data = self.store.get(bucket.key)
         if data is None:
-            data = recall(cache_file("templates", f"{bucket.key}-{self.REVISION}.bytecode"))
+            data = recall_sealed(cache_file("templates", f"{bucket.key}-{self.REVISION}.bytecode"))
         if data is not None:
             try:
                 bucket.bytecode_from_string(data)
@@ -63,7 +63,7 @@ class _SharedBytecode(jinja2.BytecodeCache):
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         data = bucket.bytecode_to_string()
         self.store[bucket.key] = data
-        keep(cache_file("templates", f"{bucket.key}-{self.REVISION}.bytecode"), data)
+        keep_sealed(cache_file("templates", f"{bucket.key}-{self.REVISION}.bytecode"), data)
 
 
 _BYTECODE = _SharedBytecode()
