@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import xml.etree.ElementTree as ET
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable, Protocol
 
 import jinja2
 
 from kitgen.core.cache import code_digest, Shelf
+from kitgen.core.forked import Forked, worth_sharing
 from kitgen.core.display import Group, Item, Text
 from kitgen.core.notes import Note
 from kitgen.pictures.files import Picture
@@ -90,10 +91,34 @@ class DesignCache:
 
     def __init__(self, name: str) -> None:
         self.shelf: Shelf[Drawing] = Shelf("designs", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
+        self.copy: Forked[Callable[[], list[Item]], tuple[tuple[Item, ...], tuple[Note, ...]]] | None = None
+        self.theirs: dict[bytes, int] = {}  # a design the copy draws → its place in the copy's results
+
+    def share(self, designs: list[tuple[bytes, Callable[[], list[Item]]]]) -> None:
+        """Before a file's designs are drawn (each design's key and drawing, in the order `drawn` will be asked
+        for them): when enough are not in the cache, a forked copy of this process draws the later half of those
+        while this one draws the first (`kitgen.core.forked`); `drawn` takes each of them from the copy."""
+        missing = [(key, draw) for key, draw in dict(designs).items() if self.shelf.entries.get(key) is None]
+        if not worth_sharing(len(missing)):
+            return
+        theirs = missing[len(missing) // 2:]
+        self.theirs = {key: index for index, (key, _) in enumerate(theirs)}
+        self.copy = Forked(_drawn_with_notes, [draw for _, draw in theirs])
+
+    def close(self) -> None:
+        """Stop the copy `share` started, if it is still drawing (the build stopped on an error)."""
+        if self.copy is not None:
+            self.copy.close()
+            self.copy = None
+            self.theirs = {}
 
     def drawn(self, key: bytes, label: str, draw: Callable[[], list[Item]]) -> tuple[Item, ...]:
         """What `draw` returns for the design labelled `label`: from the cache when its key is there (its
-        quality notes repeated), else drawn now and kept."""
+        quality notes repeated), else drawn now (or by the copy `share` started) and kept."""
+        if key in self.theirs and self.copy is not None:
+            copied = self.copy.results()
+            if self.theirs[key] < len(copied):  # else the copy stopped before it (it failed there): drawn here
+                draw = partial(_replayed, *copied[self.theirs[key]])
         found = self.shelf.get(key)
         if found is not None:
             was, items, kept_notes = found
@@ -109,6 +134,20 @@ class DesignCache:
 
     def save(self) -> None:
         self.shelf.save()
+
+
+def _drawn_with_notes(draw: Callable[[], list[Item]]) -> tuple[tuple[Item, ...], tuple[Note, ...]]:
+    """A design drawn by the copy: its items and the quality notes drawing it made."""
+    with collecting() as notes:
+        items = tuple(draw())
+    return items, tuple(notes)
+
+
+def _replayed(items: tuple[Item, ...], notes: tuple[Note, ...]) -> list[Item]:
+    """What the copy drew, as drawing it here would give it: its notes made again, in their order."""
+    for made in notes:
+        note(made)
+    return list(items)
 
 
 class TemplateOutputs:
