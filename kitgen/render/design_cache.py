@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import xml.etree.ElementTree as ET
+from contextlib import nullcontext
 from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Any, Callable, Protocol
@@ -165,21 +166,51 @@ class TemplateOutputs:
         self.reads: dict[str, tuple[bytes, frozenset[str]] | None] = {}
 
     def text(self, name: str, **context: object) -> str:
+        return self.texts(name, [context])[0]
+
+    def texts(self, name: str, contexts: list[dict[str, Any]]) -> list[str]:
+        """What template `name` writes for each context, in their order; when enough are not kept, a forked copy
+        of this process renders the later half of those while this one renders the first (`kitgen.core.forked`)."""
         from kitgen.render.markup import template_text
 
         known = self.reads.get(name, ...)
         if known is ...:
             known = self.reads[name] = _template_reads(self.env, name)
-        if known is None or not known[1] <= context.keys():
-            return template_text(self.env, name, **context)
-        source, reads = known
-        key = hashlib.blake2b(code_digest() + source + repr([(read, context[read]) for read in sorted(reads)]).encode(),
-                              digest_size=20).digest()
-        found = self.shelf.get(key)
-        if found is None:
-            found = template_text(self.env, name, **context)
-            self.shelf.put(key, found)
-        return found
+        keys: list[bytes | None] = [None] * len(contexts)
+        found: list[str | None] = [None] * len(contexts)
+        if known is not None:
+            source, reads = known
+            for index, context in enumerate(contexts):
+                if reads <= context.keys():
+                    digest = hashlib.blake2b(code_digest() + source + repr(
+                        [(read, context[read]) for read in sorted(reads)]).encode(), digest_size=20).digest()
+                    keys[index], found[index] = digest, self.shelf.get(digest)
+        missing: dict[bytes | int, int] = {}  # what is rendered (by key, or by place when it has none) → a context
+        for index, kept in enumerate(keys):
+            if found[index] is None:
+                missing.setdefault(kept if kept is not None else index, index)
+        order = list(missing)
+        theirs = order[len(order) // 2:] if worth_sharing(len(order)) else []
+
+        def rendered(which: bytes | int) -> str:
+            return template_text(self.env, name, **contexts[missing[which]])
+
+        made: dict[bytes | int, str] = {}
+        with (Forked(rendered, theirs) if theirs else nullcontext()) as copy:
+            for which in order[:len(order) - len(theirs)]:
+                made[which] = rendered(which)
+            copied = copy.results() if copy is not None else []
+        for place, which in enumerate(theirs):  # the copy's, or rendered here from where the copy stopped
+            made[which] = copied[place] if place < len(copied) else rendered(which)
+        texts = []
+        for index, kept in enumerate(keys):
+            text = found[index]
+            if text is None:
+                text = made[kept if kept is not None else index]
+                if kept is not None:
+                    self.shelf.put(kept, text)
+            texts.append(text)
+        return texts
 
     def save(self) -> None:
         self.shelf.save()
