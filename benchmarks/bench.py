@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-import kitgen
+import kitgen as kitgen_package
 import compileall
 import os
 import shutil
@@ -603,7 +603,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--typst-only", action="store_true", help="only kitgen against Typst, 200 and 2,000 cards")
     args = parser.parse_args(argv)
     # as an installed package is: byte-compiled (an editable checkout may not be, and would pay for it each run)
-    compileall.compile_dir(str(Path(kitgen.__file__).resolve().parent), quiet=1)  # as an installed package is
+    compileall.compile_dir(str(Path(kitgen_package.__file__).resolve().parent), quiet=1)  # as an installed package is
     kitgen = [sys.executable, "-m", "kitgen"]
     speedups: list[float] = []
     notes: list[str] = []
