@@ -273,7 +273,8 @@ def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | N
 
 
 def library_cases(work: Path, kitgen: list[str], repeat: int, warm: Path) -> list[dict]:
-    """The CLI's start and the real library: full (with and without compiled templates kept) and no-op."""
+    """The CLI's start and the real library: full (with and without compiled templates kept) and no-op, and one
+    kit built cold in a new process (templates and font metrics kept, none of its drawings)."""
     library = work / "library"
     shutil.copytree(builtin_root() / "content", library / "content")
     shutil.copytree(builtin_root() / "templates", library / "templates")
@@ -288,7 +289,8 @@ def library_cases(work: Path, kitgen: list[str], repeat: int, warm: Path) -> lis
             measure("library, full build", full, work, repeat, out, 0, cold_from=warm),
             measure("library, full, no template cache", full, work, repeat, out, 0, env={"KITGEN_CACHE": "off"}),
             measure("library, no-op rebuild", noop, work, repeat, None, 0),
-            measure("one kit, no-op rebuild", one_noop, work, repeat, None, 0)]
+            measure("one kit, no-op rebuild", one_noop, work, repeat, None, 0),
+            measure("one kit (growing-discard), cold", one_noop + ["--force"], work, repeat, None, 0, cold_from=warm)]
 
 
 def _sigint_default() -> None:
