@@ -12,7 +12,6 @@ from kitgen.app.build import build as build_kit, build_all_editions, check as ch
 from kitgen.app.index import KITS_PAGE, write_index, write_kits_page
 from kitgen.app.report import ActivityReport, library_exit_code, report, shown_notes, summary_table, written
 from kitgen.app.request import chosen_ids, known_ids, languages_of, Request, request
-from kitgen.app.watch import watch as watch_folders
 from kitgen.cli.common import (content_option, debug_option, describe, flags, guarded, ids_argument, main, PRINTING,
                                stopping_like_ctrl_c, typed, verbosity)
 from kitgen.core.errors import ContentError, describe_os_error, KitgenError, UsageError
@@ -190,6 +189,8 @@ def _watch(library: Library, out_dir: Path, build_once: Callable[[], int]) -> No
             click.echo(describe(error), err=True)
         if not files:
             click.echo(f"watching {library.content} and the templates; Ctrl-C stops", err=True)
+
+    from kitgen.app.watch import watch as watch_folders  # the file watcher, only for --watch
 
     with stopping_like_ctrl_c():
         try:

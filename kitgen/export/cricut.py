@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from dataclasses import dataclass
-from xml.sax.saxutils import quoteattr
 
 from kitgen.core.display import Box, DECK_MARKED, Document, Item, Page, translate, Use, WHITE
 from kitgen.core.files import OutputFile
-from kitgen.export.exporter import CARD_FILES, Exporter
+from kitgen.export.exporter import CARD_FILES, Exporter, title_text
 from kitgen.export.pdf import write_pdf
 from kitgen.export.raster import encoded, page_images
 from kitgen.plan.imposition import Rect
@@ -97,7 +96,7 @@ def cut_svg(grid: CricutLayout, cells: list[Rect], corner: float = 0.0, title: s
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{grid.width / INCH:.4f}in" '
             f'height="{grid.height / INCH:.4f}in" viewBox="0 0 {grid.width:.4f} {grid.height:.4f}">\n'
-            f'<title>{quoteattr(title)[1:-1]}</title>\n<g id="cut">\n{cuts}\n</g>\n</svg>\n')
+            f'<title>{title_text(title)}</title>\n<g id="cut">\n{cuts}\n</g>\n</svg>\n')
 
 
 def cricut_files(document: Document, card_width: float, card_height: float, bleed: float, corner: float,

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 from kitgen.core.files import OutputFile
-from kitgen.export.exporter import CARD_FILES, Exporter
+from kitgen.export.exporter import CARD_FILES, Exporter, title_text
 from kitgen.plan.imposition import Grid, Rect, impose
 from kitgen.plan.options import BuildOptions, ResolvedOptions
 from kitgen.core.units import to_mm
@@ -39,7 +38,7 @@ def cut_svg(grid: Grid, corner: float = 0.0, title: str = "") -> str:
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{to_mm(page.width):.4f}mm" '
             f'height="{to_mm(height):.4f}mm" viewBox="0 0 {page.width:.4f} {height:.4f}">\n'
-            f'<title>{quoteattr(title)[1:-1]}</title>\n'
+            f'<title>{title_text(title)}</title>\n'
             f'<g id="cut">\n{cuts}\n</g>\n</svg>\n')
 
 

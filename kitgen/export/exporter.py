@@ -15,6 +15,14 @@ from kitgen.plan.options import BuildOptions, ResolvedOptions
 CARD_FILES = (Role.CARDS, Role.OPTIONAL_CARDS)
 
 
+def title_text(text: str) -> str:
+    """`text` escaped for an SVG `<title>`, as `xml.sax.saxutils.quoteattr(text)[1:-1]` writes it (without
+    importing urllib and ssl with it, as that module does)."""
+    escaped = (text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+               .replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;"))
+    return escaped.replace('"', "&quot;") if '"' in escaped and "'" in escaped else escaped
+
+
 @dataclass(frozen=True)
 class Exporter:
     name: str

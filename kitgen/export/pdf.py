@@ -21,6 +21,7 @@ from kitgen.core.cache import Shelf
 from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
                                  Segment, Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
+from kitgen.core.forked import Forked, worth_sharing
 from kitgen.core.cache import code_digest
 from kitgen.export import pdfx
 from kitgen.export.subsets import subset_seed
@@ -157,7 +158,11 @@ def _written(document: Document, kept: bool) -> bytes:
         painter.fix_glyph_codes(document)
         seed = painter.glyph_codes + document.title.encode()
         with subset_seed(seed):
-            painter.draw_pages(document)
+            painter.share(document)
+            try:
+                painter.draw_pages(document)
+            finally:
+                painter.close()
             if document.pdfx:
                 _pdfx_keys(canvas, document.title)
             canvas.save()
@@ -308,6 +313,8 @@ class _Painter:
         self.shared_resources: PDFObjectReference | None = None
         self.codes: dict[Item, str] = {}  # operators of a text or line already written in this file
         self.shared: dict[tuple[Item, ...], str | None] = {}  # a shared group's items → the form they are drawn in
+        self.copy: Forked[Form, bytes] | None = None  # a second process compressing forms (`share`)
+        self.theirs: dict[bytes, int] = {}  # a form's stream key → its place in the copy's results
 
     # ---------------------------------------------------------------- state
     def set(self, key: str, value: object, operator: str) -> None:
@@ -519,6 +526,39 @@ class _Painter:
         return frozenset(map(chr, table)), table, font.getSubsetInternalName(0, doc)
 
     # ---------------------------------------------------------------- forms
+    def share(self, document: Document) -> None:
+        """After the glyph codes are fixed: when enough of the file's card forms are to be drawn anew, a forked copy
+        of this process draws and compresses the later half of them (in the order the pages place them) while
+        this one draws the pages and the first half (`kitgen.core.forked`); `define` takes the copy's streams,
+        the same bytes it would have made."""
+        used = dict.fromkeys(item.form for page in document.pages for item in walk(page.items)
+                             if isinstance(item, Use))
+        fresh: dict[bytes, Form] = {}
+        for name in used:
+            form = self.forms[name]
+            key = self.stream_key(form)
+            if key and key not in self.streams.entries and _plain(form):
+                fresh.setdefault(key, form)
+        if not worth_sharing(len(fresh)):
+            return
+        theirs = list(fresh.items())[len(fresh) // 2:]
+        self.theirs = {key: index for index, (key, _) in enumerate(theirs)}
+        self.copy = Forked(self.compressed, [form for _, form in theirs])
+
+    def compressed(self, form: Form) -> bytes:
+        """A plain form's compressed content, drawn as `define` draws it (in the copy `share` starts)."""
+        self.define(form)
+        content = self.streams.get(self.stream_key(form))
+        assert content is not None, form.name  # (a plain form shares the file's resources: its stream is kept)
+        return content
+
+    def close(self) -> None:
+        """Stop the copy `share` started, if it is still drawing (the file stopped on an error)."""
+        if self.copy is not None:
+            self.copy.close()
+            self.copy = None
+            self.theirs = {}
+
     def define(self, form: Form) -> None:
         """Draw a form once. A form of text and lines shares the document's font resources (a sheet file holds
         thousands), and its compressed content is kept for the next build; one with pictures, transparency or
@@ -526,6 +566,11 @@ class _Painter:
         self.defined.add(form.name)
         key = self.stream_key(form)
         content = self.streams.get(key) if key else None
+        if content is None and key in self.theirs and self.copy is not None:
+            copied = self.copy.results()
+            if self.theirs[key] < len(copied):  # else the copy stopped before it (it failed there): drawn here
+                content = copied[self.theirs[key]]
+                self.streams.put(key, content)
         if content is not None:  # drawn by an earlier build of the same characters: the same bytes
             self.add_form(form.name, form.bbox, content)
             return
@@ -600,6 +645,13 @@ class _Painter:
         canvas._restartAccumulators()
         canvas.pop_state_stack()
         return content
+
+
+def _plain(form: Form) -> bool:
+    """Whether a form draws nothing but text, lines and shapes: its content depends on its items and the file's
+    glyph codes alone, and it shares the file's resources."""
+    return not any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
+                   or (isinstance(item, Group) and item.shared) for item in walk(form.items))
 
 
 # each item's drawing method (each takes its own kind of item)

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
-
-import pypdfium2
+from typing import Any, TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
+    import pypdfium2
     from PIL.Image import Image
+
+
+def _pdfium() -> Any:
+    """PDFium, imported when a page is first drawn as pixels: a build that asks for no picture never loads it
+    (one of the start-up seams in docs/architecture.md)."""
+    import pypdfium2
+
+    return pypdfium2
 
 
 def _render(page: pypdfium2.PdfPage, scale: float | None, width_px: int | None, transparent: bool) -> Image:
@@ -22,7 +29,7 @@ def _render(page: pypdfium2.PdfPage, scale: float | None, width_px: int | None, 
 def page_images(pdf: bytes | Path, scale: float, *, transparent: bool = False) -> Iterator[Image]:
     """Each page of `pdf` (its bytes or its file) as a picture at `scale` pixels per point; on a transparent
     background where nothing is drawn, when asked."""
-    document = pypdfium2.PdfDocument(str(pdf) if isinstance(pdf, Path) else pdf)
+    document = _pdfium().PdfDocument(str(pdf) if isinstance(pdf, Path) else pdf)
     try:
         for index in range(len(document)):
             yield _render(document[index], scale, None, transparent)
@@ -33,7 +40,7 @@ def page_images(pdf: bytes | Path, scale: float, *, transparent: bool = False) -
 def page_image(pdf: bytes | Path, index: int = 0, scale: float | None = None, *,
                width_px: int | None = None) -> Image:
     """One page of `pdf` as a picture at `scale` pixels per point, or `width_px` pixels wide."""
-    document = pypdfium2.PdfDocument(str(pdf) if isinstance(pdf, Path) else pdf)
+    document = _pdfium().PdfDocument(str(pdf) if isinstance(pdf, Path) else pdf)
     try:
         return _render(document[index], scale, width_px, False)
     finally:

@@ -19,7 +19,7 @@ from kitgen.load.fields import (as_list, CardSizeSpec, Count, Id, Length, MAX_CO
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, defer_build=True)
 
 
 class Range(Strict):

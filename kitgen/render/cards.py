@@ -4,9 +4,9 @@ from __future__ import annotations
 import copy
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from types import MappingProxyType
-from typing import Callable, Hashable, Mapping, Sequence, TypeVar
+from typing import Callable, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 from kitgen.core.display import (BLACK, Box, Circle, Clip, DECK_MARKED, Document, Form, Group, Item, Line, Page,
                                  rotate_half_turn, Stroke, Text, translate, Use, WHITE)
@@ -507,11 +507,18 @@ def render_card_sheets(
             drawn += _deck_marker(marker_of[key], width, height)
         return drawn
 
+    digests: dict[tuple[str, Hashable], bytes] = {}
+
+    def digest_of(kind: str, key: Hashable, design: Design) -> bytes:
+        if (kind, key) not in digests:
+            digests[(kind, key)] = design_key(design, kind, width, height, bleed, style, kind == "back" and bordered,
+                                              marker_of.get(key) if kind == "face" else None)
+        return digests[(kind, key)]
+
     def place(rect: Rect, kind: str, key: Hashable, design: Design, rotated: bool) -> Use:
         if (kind, key) not in names:
             name = names[(kind, key)] = f"{kind}{len(names)}"
-            digest = design_key(design, kind, width, height, bleed, style, kind == "back" and bordered,
-                                marker_of.get(key) if kind == "face" else None)
+            digest = digest_of(kind, key, design)
             try:
                 drawn = designs.drawn(digest, design.label, lambda: draw(kind, key, design))
             except UnprintableContent as error:  # `check` gathers it and draws the rest; never kept
@@ -562,27 +569,41 @@ def render_card_sheets(
             for _, item in sheet.faces:
                 marker_of[face_key(item)] = _deck_words(back_designs[back_of(item)])
     rotated = backs_rotated(sheet_options)
-    for sheet in sheets:
-        face_trim = _used_trim(sheet, grid) if sheet.faces else trim_box(grid)  # a partial sheet: its own cards
-        items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
-                             for rect, item in sheet.faces]
-        if with_backs and sheet_options.fold:
-            items += [place(rect, "back", back_of(item), back_designs[back_of(item)], True)
-                      for rect, item in sheet.backs]
-            items += _fold_line(grid, text.fold_label)
-            document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
-            continue
-        document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
+
+    def sides(sheet: CardSheet[_Card]) -> Iterator[tuple[str, Hashable, Design]]:
+        """The designs a sheet places, in the order `place` meets them."""
+        yield from (("face", face_key(item), faces[face_key(item)]) for _, item in sheet.faces)
         if with_backs:
-            items = [place(rect, "back", back_of(item), back_designs[back_of(item)], rotated)
-                     for rect, item in sheet.backs]
-            trim = Rect(*_mirror_rect(face_trim, grid))
-            dx, dy = style.back_offset
-            back_page = page("backs", sheet, items, [], back_band(grid),
-                             Rect(trim.x + dx, trim.y + dy, trim.width, trim.height))
-            if style.back_offset != (0.0, 0.0):  # the printer's measured shift, on back pages only
-                back_page.items = [Group(tuple(back_page.items), translate(*style.back_offset))]
-            document.pages.append(back_page)
+            yield from (("back", back_of(item), back_designs[back_of(item)]) for _, item in sheet.backs)
+
+    # a big deck: a second process draws the later half of the designs while this one draws the first
+    first = {(kind, key): design for sheet in sheets for kind, key, design in sides(sheet)}
+    designs.share([(digest_of(kind, key, design), partial(draw, kind, key, design))
+                   for (kind, key), design in first.items()])
+    try:
+        for sheet in sheets:
+            face_trim = _used_trim(sheet, grid) if sheet.faces else trim_box(grid)  # a partial sheet: its own cards
+            items: list[Item] = [place(rect, "face", face_key(item), faces[face_key(item)], False)
+                                 for rect, item in sheet.faces]
+            if with_backs and sheet_options.fold:
+                items += [place(rect, "back", back_of(item), back_designs[back_of(item)], True)
+                          for rect, item in sheet.backs]
+                items += _fold_line(grid, text.fold_label)
+                document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
+                continue
+            document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
+            if with_backs:
+                items = [place(rect, "back", back_of(item), back_designs[back_of(item)], rotated)
+                         for rect, item in sheet.backs]
+                trim = Rect(*_mirror_rect(face_trim, grid))
+                dx, dy = style.back_offset
+                back_page = page("backs", sheet, items, [], back_band(grid),
+                                 Rect(trim.x + dx, trim.y + dy, trim.width, trim.height))
+                if style.back_offset != (0.0, 0.0):  # the printer's measured shift, on back pages only
+                    back_page.items = [Group(tuple(back_page.items), translate(*style.back_offset))]
+                document.pages.append(back_page)
+    finally:
+        designs.close()
     designs.save()
     return document
 

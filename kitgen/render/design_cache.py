@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import xml.etree.ElementTree as ET
+from contextlib import nullcontext
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable, Protocol
 
 import jinja2
 
 from kitgen.core.cache import code_digest, Shelf
+from kitgen.core.forked import Forked, worth_sharing
 from kitgen.core.display import Group, Item, Text
 from kitgen.core.notes import Note
 from kitgen.pictures.files import Picture
@@ -90,10 +92,34 @@ class DesignCache:
 
     def __init__(self, name: str) -> None:
         self.shelf: Shelf[Drawing] = Shelf("designs", hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
+        self.copy: Forked[Callable[[], list[Item]], tuple[tuple[Item, ...], tuple[Note, ...]]] | None = None
+        self.theirs: dict[bytes, int] = {}  # a design the copy draws → its place in the copy's results
+
+    def share(self, designs: list[tuple[bytes, Callable[[], list[Item]]]]) -> None:
+        """Before a file's designs are drawn (each design's key and drawing, in the order `drawn` will be asked
+        for them): when enough are not in the cache, a forked copy of this process draws the later half of those
+        while this one draws the first (`kitgen.core.forked`); `drawn` takes each of them from the copy."""
+        missing = [(key, draw) for key, draw in dict(designs).items() if self.shelf.entries.get(key) is None]
+        if not worth_sharing(len(missing)):
+            return
+        theirs = missing[len(missing) // 2:]
+        self.theirs = {key: index for index, (key, _) in enumerate(theirs)}
+        self.copy = Forked(_drawn_with_notes, [draw for _, draw in theirs])
+
+    def close(self) -> None:
+        """Stop the copy `share` started, if it is still drawing (the build stopped on an error)."""
+        if self.copy is not None:
+            self.copy.close()
+            self.copy = None
+            self.theirs = {}
 
     def drawn(self, key: bytes, label: str, draw: Callable[[], list[Item]]) -> tuple[Item, ...]:
         """What `draw` returns for the design labelled `label`: from the cache when its key is there (its
-        quality notes repeated), else drawn now and kept."""
+        quality notes repeated), else drawn now (or by the copy `share` started) and kept."""
+        if key in self.theirs and self.copy is not None:
+            copied = self.copy.results()
+            if self.theirs[key] < len(copied):  # else the copy stopped before it (it failed there): drawn here
+                draw = partial(_replayed, *copied[self.theirs[key]])
         found = self.shelf.get(key)
         if found is not None:
             was, items, kept_notes = found
@@ -111,6 +137,20 @@ class DesignCache:
         self.shelf.save()
 
 
+def _drawn_with_notes(draw: Callable[[], list[Item]]) -> tuple[tuple[Item, ...], tuple[Note, ...]]:
+    """A design drawn by the copy: its items and the quality notes drawing it made."""
+    with collecting() as notes:
+        items = tuple(draw())
+    return items, tuple(notes)
+
+
+def _replayed(items: tuple[Item, ...], notes: tuple[Note, ...]) -> list[Item]:
+    """What the copy drew, as drawing it here would give it: its notes made again, in their order."""
+    for made in notes:
+        note(made)
+    return list(items)
+
+
 class TemplateOutputs:
     """What a template wrote, kept by a digest of its source and of the values it reads.
 
@@ -126,21 +166,51 @@ class TemplateOutputs:
         self.reads: dict[str, tuple[bytes, frozenset[str]] | None] = {}
 
     def text(self, name: str, **context: object) -> str:
+        return self.texts(name, [context])[0]
+
+    def texts(self, name: str, contexts: list[dict[str, Any]]) -> list[str]:
+        """What template `name` writes for each context, in their order; when enough are not kept, a forked copy
+        of this process renders the later half of those while this one renders the first (`kitgen.core.forked`)."""
         from kitgen.render.markup import template_text
 
         known = self.reads.get(name, ...)
         if known is ...:
             known = self.reads[name] = _template_reads(self.env, name)
-        if known is None or not known[1] <= context.keys():
-            return template_text(self.env, name, **context)
-        source, reads = known
-        key = hashlib.blake2b(code_digest() + source + repr([(read, context[read]) for read in sorted(reads)]).encode(),
-                              digest_size=20).digest()
-        found = self.shelf.get(key)
-        if found is None:
-            found = template_text(self.env, name, **context)
-            self.shelf.put(key, found)
-        return found
+        keys: list[bytes | None] = [None] * len(contexts)
+        found: list[str | None] = [None] * len(contexts)
+        if known is not None:
+            source, reads = known
+            for index, context in enumerate(contexts):
+                if reads <= context.keys():
+                    digest = hashlib.blake2b(code_digest() + source + repr(
+                        [(read, context[read]) for read in sorted(reads)]).encode(), digest_size=20).digest()
+                    keys[index], found[index] = digest, self.shelf.get(digest)
+        missing: dict[bytes | int, int] = {}  # what is rendered (by key, or by place when it has none) → a context
+        for index, kept in enumerate(keys):
+            if found[index] is None:
+                missing.setdefault(kept if kept is not None else index, index)
+        order = list(missing)
+        theirs = order[len(order) // 2:] if worth_sharing(len(order)) else []
+
+        def rendered(which: bytes | int) -> str:
+            return template_text(self.env, name, **contexts[missing[which]])
+
+        made: dict[bytes | int, str] = {}
+        with (Forked(rendered, theirs) if theirs else nullcontext()) as copy:
+            for which in order[:len(order) - len(theirs)]:
+                made[which] = rendered(which)
+            copied = copy.results() if copy is not None else []
+        for place, which in enumerate(theirs):  # the copy's, or rendered here from where the copy stopped
+            made[which] = copied[place] if place < len(copied) else rendered(which)
+        texts = []
+        for index, kept in enumerate(keys):
+            text = found[index]
+            if text is None:
+                text = made[kept if kept is not None else index]
+                if kept is not None:
+                    self.shelf.put(kept, text)
+            texts.append(text)
+        return texts
 
     def save(self) -> None:
         self.shelf.save()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gettext
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
@@ -173,6 +173,7 @@ class KitRenderer:
         activity = self.activity
         pictures = self.pictures
         faces, backs = {}, {}
+        contexts: list[dict[str, Any]] = []  # each face's template context, in the order of `faces`
         outputs = TemplateOutputs(self.env, repr((self.stem, deck_file.deck_ids, self.activity.language)))
         for d, deck in enumerate(activity.decks):
             if deck.id not in deck_file.deck_ids:
@@ -190,11 +191,14 @@ class KitRenderer:
                 for k, card, texts, where in cards:
                     picture = pictures.get(("decks", d, "cards", k))
                     show_title = card.show_title if card.show_title is not None else deck.show_title
-                    source = outputs.text(
-                        "card-face.xml.j2", card=card, text=texts, deck=deck, activity=activity, kit=label,
-                        layout=card.layout or deck.layout, show_title=show_title, picture=picture is not None)
+                    contexts.append(dict(card=card, text=texts, deck=deck, activity=activity, kit=label,
+                                         layout=card.layout or deck.layout, show_title=show_title,
+                                         picture=picture is not None))
                     faces[(d, k, kit)] = Design(where, None, "face", stem=f"{prefix}-{card.id}", picture=picture,
-                                                fit=card.fit or deck.fit, source=source, template="card-face.xml.j2")
+                                                fit=card.fit or deck.fit, template="card-face.xml.j2")
+        # every face's template output at once: a big deck's are shared with a second process
+        for (key, face), source in zip(faces.items(), outputs.texts("card-face.xml.j2", contexts)):
+            faces[key] = replace(face, source=source)
         outputs.save()
         if deck_file.optional:
             deck = next(d for d in activity.decks if d.id == deck_file.deck_ids[0])

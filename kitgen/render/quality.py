@@ -149,6 +149,11 @@ def _item_bounds(item: Item, m: Matrix) -> Bounds | None:
         corners = [(s[i], s[i + 1]) for s in item.segments for i in range(1, len(s) - 1, 2)]  # type: ignore[misc]
     else:
         return None
+    a, b, c, d, e, f = m
+    if b == 0 and c == 0 and corners:  # no turn (a card face, a page): each corner's x and y map alone, to the same numbers
+        xs = [a * x + e for x, _ in corners]
+        ys = [d * y + f for _, y in corners]
+        return (min(xs), min(ys), max(xs), max(ys))
     return _bounds([_apply(m, x, y) for x, y in corners] + [_apply(m, corners[0][0], corners[-1][1]),
                                                               _apply(m, corners[-1][0], corners[0][1])])
 
