@@ -168,6 +168,7 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+PLAYER_SECTIONS = ("rules", "player_aids", "record_sheets")  # the texts typed numbers are looked for in
 NEARBY = 30  # characters after a card's name in which a number is taken to be about that card
 
 
@@ -184,10 +185,10 @@ def typed_numbers(activity: Activity, source: SourceMap) -> list[Note]:
                     values.setdefault(float(value), key)
     ids = sorted((i for i, v in numbers.items() if v and len(i) > 1 and not i.isdigit()), key=len, reverse=True)
     if not ids:
-        return []
+        return _typed_counts(activity, source)
     named = re.compile(r"(?<!\w)(" + "|".join(re.escape(i) for i in ids) + r")(?!\w)")
-    notes: list[Note] = []
-    for section in ("rules", "player_aids", "record_sheets"):
+    notes: list[Note] = _typed_counts(activity, source)
+    for section in PLAYER_SECTIONS:
         for loc, text in content_strings_of(getattr(activity, section), (section,)):
             plain = _PLACEHOLDER.sub(lambda m: " " * len(m[0]), text)
             found = list(named.finditer(plain))
@@ -201,6 +202,47 @@ def typed_numbers(activity: Activity, source: SourceMap) -> list[Note]:
                             source, loc, f"{number[0]!r} after {match[1]!r} repeats the card's data ({repeated}: "
                             f"{number[0]}); print it with {{{{ {_reference(match[1])}.{repeated} }}}} so it follows "
                             "the card")), figures=(("value", float(number[0])),)))
+    return notes
+
+
+_BEFORE = re.compile(r"(?<![\w.])(\d+)\s+$")
+_CARDS = re.compile(r"(?<![\w.])(\d+)(?:\s+|-)(?:\w+\s+)?cards?\b")
+
+
+def _typed_counts(activity: Activity, source: SourceMap) -> list[Note]:
+    """Notes for counts typed into a player's text: a number just before a card's id that is how many of that
+    card its deck holds (`12 C2`: `{{ count.C2 }}`), and a number of cards that is a deck's or the kit's
+    number of cards (`40 cards`: `{{ total }}`)."""
+    counts = {card.id: card.count for deck in reversed(activity.decks) for card in deck.cards}
+    ids = sorted((i for i, n in counts.items() if n > 1 and len(i) > 1 and not i.isdigit()), key=len, reverse=True)
+    named = re.compile(r"(?<!\w)(" + "|".join(re.escape(i) for i in ids) + r")(?!\w)") if ids else None
+    totals = {deck.total: (f"decks[{deck.id!r}]", deck) for deck in reversed(activity.decks)}
+    kit = sum(deck.total for deck in activity.decks if not deck.optional)
+    notes = []
+    for section in PLAYER_SECTIONS:
+        for loc, text in content_strings_of(getattr(activity, section), (section,)):
+            plain = _PLACEHOLDER.sub(lambda m: " " * len(m[0]), text)
+            for match in named.finditer(plain) if named else ():
+                before = _BEFORE.search(plain, max(0, match.start() - 8), match.start())
+                if before and counts[match[1]] == int(before[1]):
+                    notes.append(Note(NoteKind.TYPED_NUMBER, str(_located(
+                        source, loc, f"{before[1]!r} before {match[1]!r} repeats how many its deck holds; print it "
+                        f"with {{{{ {_reference(match[1]).replace('cards', 'count', 1)} }}}} so it follows the deck")),
+                        figures=(("value", float(before[1])),)))
+            for number in _CARDS.finditer(plain):
+                n, name = int(number[1]), ""
+                if n == kit and n > 1:
+                    name, what = "total", "the kit"
+                elif n in totals and n > 1:  # a deck's size, said of that deck (`10 event cards`, `52-card deck`)
+                    near = plain[max(0, number.start() - 20):number.end() + 20].lower()
+                    deck = totals[n][1]
+                    if any(word[:4] in near for word in re.split(r"\W+", f"{deck.id} {deck.name}".lower())
+                           if len(word) > 3 and word[:4] not in ("card", "deck")):
+                        name, what = totals[n][0], f"deck {deck.id!r}"
+                if name:
+                    notes.append(Note(NoteKind.TYPED_NUMBER, str(_located(
+                        source, loc, f"{number[0]!r} repeats the number of cards of {what}; print it with "
+                        f"{{{{ {name} }}}} so it follows the decks")), figures=(("value", float(number[1])),)))
     return notes
 
 
@@ -282,13 +324,24 @@ _SHOWN: dict[str, type[Rules] | type[HostKey] | type[PlayerAid] | type[RecordShe
 
 
 def placeholder_context(activity: Activity) -> dict[str, object]:
-    """What the texts outside the decks may print: `cards` maps each card id to its data
-    (`{{ cards.Worker.metal }}`, `{{ cards['Recycling Center'].workers }}`, `{{ cards.C2.price + 1 }}`)."""
+    """What the texts outside the decks may print, computed from the content so that they follow it:
+    `cards` maps each card id to its data (`{{ cards.Worker.metal }}`, `{{ cards['Recycling Center'].workers }}`,
+    `{{ cards.C2.price + 1 }}`), `count` each card id to how many of it its deck holds (`{{ count.C2 }}`),
+    `decks` each deck id to its number of cards (`{{ decks.supply }}`), `total` the cards of every deck that is
+    not optional, `places` each mat id to its number of places (`{{ places['layout-mat'] }}`), `game` the
+    game's rules (`{{ game.at_most.hand }}`) and `scoring` the host key's scoring rule (`{{ scoring.points }}`)."""
     cards: dict[str, object] = {}
+    count: dict[str, int] = {}
     for deck in activity.decks:
         for card in deck.cards:
             cards.setdefault(card.id, card.data)
-    return {"cards": cards}
+            count.setdefault(card.id, card.count)
+    scoring = activity.host_key.scoring
+    return {"cards": cards, "count": count, "decks": {deck.id: deck.total for deck in activity.decks},
+            "total": sum(deck.total for deck in activity.decks if not deck.optional),
+            "places": {board.id: len(board.positions.labels) for board in activity.boards},
+            "game": activity.game.model_dump(by_alias=True),
+            "scoring": scoring.model_dump() if scoring is not None else {}}
 
 
 def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, list[Problem]]:
@@ -323,6 +376,12 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
         if expanded != dumped:
             update[name] = (model.model_validate(expanded) if not isinstance(expanded, list)
                             else [model.model_validate(item) for item in expanded])
+    decks = []
+    for d, deck in enumerate(activity.decks):  # a deck's note is printed in the print guide
+        note = filled(deck.note, ("decks", d, "note")) if deck.note else deck.note
+        decks.append(deck.model_copy(update={"note": note}) if note != deck.note else deck)
+    if any(new is not old for new, old in zip(decks, activity.decks)):
+        update["decks"] = decks
     return (activity.model_copy(update=update) if update else activity), problems
 
 
