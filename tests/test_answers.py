@@ -47,6 +47,7 @@ def _table(pdf: Path, *headings: str) -> list[list[str]]:
     rows: list[list[str]] = []
     starts: list[float] = []
     body = 0.0
+    last_top = 0.0
     for line in lines:
         if not starts:
             if " ".join(word["text"] for word in line) == " ".join(headings):
@@ -58,11 +59,13 @@ def _table(pdf: Path, *headings: str) -> list[list[str]]:
         size = line[0]["bottom"] - line[0]["top"]
         if line[0]["x0"] < starts[0] - 2 or abs(size - body) > 0.5 or "page" in [word["text"] for word in line]:
             break  # the heading after the table, or the page's footer
-        cells = [""] * len(starts)
+        if not rows or line[0]["top"] - last_top > 1.4 * body:  # a new row; closer lines are a cell wrapping
+            rows.append([""] * len(starts))
+        last_top = line[0]["top"]
+        cells = rows[-1]
         for word in line:
             column = max(i for i, start in enumerate(starts) if start <= word["x0"] + 2)
             cells[column] = (cells[column] + " " + word["text"]).strip()
-        rows.append(cells)
     return rows
 
 
@@ -216,7 +219,7 @@ def test_a_habitat_that_is_no_place_on_the_mats_is_located(tmp_path: Path):
     column = lines[row - 1].index("Desrt") + 1
     code, output = _run("check", "--content", str(library), "animal-habitats")
     assert code == 2
-    assert (f"animal-habitats.yaml:{row}:{column}: decks[0].cards[4].data.habitat: 'Desrt' is not a place on the "
+    assert (f"animal-habitats.yaml:{row}:{column}: decks[0].cards[5].data.habitat: 'Desrt' is not a place on the "
             f"mats 'land', 'water-and-ice'; did you mean 'Desert'?") in output, output
 
 
@@ -226,7 +229,7 @@ def test_the_habitat_content_defects_stay_fixed(tmp_path: Path):
     habitats = {row[0]: row[1].split(", ") for row in _table(key, "Habitat", "Animals", "Some also live in")}
     assert "Flamingo" in habitats["River and lake"] and "Polar bear" in habitats["Ice and snow"]
     assert "Savanna" in habitats and "Rainforest" in habitats  # two habitats, not "Savanna and jungle"
-    assert all(len(animals) == 4 for animals in habitats.values()), habitats
+    assert all(len(animals) == 5 for animals in habitats.values()), habitats
     assert "jungle" not in "\n".join(texts.values()).lower()
     for word in ("Turtle", "Otter", "Snail", "Tortoise"):
         assert word not in texts["cards"]
