@@ -17,6 +17,7 @@ import pytest
 from conftest import (ACTIVITY, CONTENT, MM_PER_PT, Box, PageFacts, file_of, page_facts, pdf_files,
                       pdf_reader, pdf_text, pt_to_mm)
 from kitgen.app.build import build, BuildOptions
+from kitgen.check.content import check_activity
 from kitgen.load.library import Library
 
 POKER_MM = (63.5, 88.9)
@@ -430,7 +431,8 @@ def test_text_is_extractable(kit, loaded):
 
 
 def host_texts(loaded) -> list[str]:
-    key = loaded.activity.host_key
+    """The host key's sentences as printed (placeholders filled from the card data)."""
+    key = check_activity(loaded).shown.host_key
     texts = list(key.intro)
     for section in key.sections:
         texts += [section.title, *section.paragraphs, *section.items]

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 
 from kitgen.core.errors import ContentError, Problem
-from kitgen.core.notes import Note, NoteKind
+from kitgen.core.notes import Note
 from kitgen.load import LoadedActivity
 from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, HandExample, HostKey, PlayerAid,
                                RecordSheet, Rules, SetExample, Slip, Walkthrough)
@@ -19,6 +19,9 @@ from kitgen.load.placeholders import expand
 from kitgen.load.problems import validation_problems
 from kitgen.load.source import dotted, Location, SourceMap
 from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
+from kitgen.check.typed import content_strings_of, typed_numbers, value_strings
+
+__all__ = ["content_strings_of", "typed_numbers"]  # (kept importable from here)
 
 CARD_TEXT_FIELDS = ("name", "symbol", "value", "caption", "text", "footer", "color")
 
@@ -75,8 +78,6 @@ def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult 
 
 def is_color(text: str) -> bool:
     """A colour kitgen can print: a name it knows or #rrggbb."""
-    import re
-
     return text.lower() in ("black", "red", "blue", "green") or re.fullmatch(r"#[0-9a-fA-F]{6}", text) is not None
 
 
@@ -169,82 +170,6 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     return CheckedKit(loaded, texts, hands, sets, tables, walked, worked, shown, typed_numbers(activity, source))
 
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
-_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
-NEARBY = 30  # characters after a card's name in which a number is taken to be about that card
-
-
-def typed_numbers(activity: Activity, source: SourceMap) -> list[Note]:
-    """A located note for each number typed into a player's text (rules, aids, record sheets) a little after
-    a card's id that equals a number of that card's data: it repeats the card, so it should be a
-    placeholder (`{{ cards.Worker.metal }}`), or it will contradict the card once the card changes."""
-    numbers: dict[str, dict[float, str]] = {}
-    for deck in activity.decks:
-        for card in deck.cards:
-            values = numbers.setdefault(card.id, {})
-            for key, value in card.data.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    values.setdefault(float(value), key)
-    ids = sorted((i for i, v in numbers.items() if v and len(i) > 1 and not i.isdigit()), key=len, reverse=True)
-    if not ids:
-        return []
-    named = re.compile(r"(?<!\w)(" + "|".join(re.escape(i) for i in ids) + r")(?!\w)")
-    notes: list[Note] = []
-    for section in ("rules", "player_aids", "record_sheets"):
-        for loc, text in content_strings_of(getattr(activity, section), (section,)):
-            plain = _PLACEHOLDER.sub(lambda m: " " * len(m[0]), text)
-            found = list(named.finditer(plain))
-            for n, match in enumerate(found):
-                end = min(match.end() + NEARBY, found[n + 1].start() if n + 1 < len(found) else len(plain))
-                for number in _NUMBER.finditer(plain, match.end(), end):
-                    repeated = numbers[match[1]].get(float(number[0]))
-                    if repeated is not None and _about(repeated, plain[max(match.end(), number.start() - 12):
-                                                                       number.start()], plain[number.end():]):
-                        notes.append(Note(NoteKind.TYPED_NUMBER, str(_located(
-                            source, loc, f"{number[0]!r} after {match[1]!r} repeats the card's data ({repeated}: "
-                            f"{number[0]}); print it with {{{{ {_reference(match[1])}.{repeated} }}}} so it follows "
-                            "the card")), figures=(("value", float(number[0])),)))
-    return notes
-
-
-_WORDS = {"price": ("price", "cost"), "cost": ("price", "cost")}
-
-
-def _about(field_name: str, before: str, after: str) -> bool:
-    """Whether a number is said of a card's field: `2 metal`, `1 Worker` (field workers), `costs 3`."""
-    words = _WORDS.get(field_name.lower(), (field_name.lower().rstrip("s"),))
-    following = re.match(r"\s*(\w+)", after)
-    if following and following[1].lower().rstrip("s") in words:
-        return True
-    return any(word in before.lower() for word in words)
-
-
-def _reference(card_id: str) -> str:
-    return f"cards.{card_id}" if re.fullmatch(r"[A-Za-z_]\w*", card_id) else f"cards[{card_id!r}]"
-
-
-def content_strings_of(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
-    """Every text of a part of the content (a model, or a list of them), with its place."""
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from content_strings_of(item, loc + (index,))
-    elif hasattr(value, "model_dump"):
-        yield from _strings(value.model_dump(exclude_defaults=True), loc)
-    elif isinstance(value, str):
-        yield loc, value
-
-
-def _strings(value: object, loc: Location) -> Iterator[tuple[Location, str]]:
-    if isinstance(value, str):
-        yield loc, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, loc + (key,))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _strings(item, loc + (index,))
-
-
 def _walkthroughs(activity: Activity) -> Iterator[tuple[Location, Walkthrough]]:
     """Every walkthrough of the kit with its place: the host key's, then the rules' worked examples."""
     for w, walk in enumerate(activity.host_key.walkthroughs):
@@ -285,13 +210,24 @@ _SHOWN: dict[str, type[Rules] | type[HostKey] | type[PlayerAid] | type[RecordShe
 
 
 def placeholder_context(activity: Activity) -> dict[str, object]:
-    """What the texts outside the decks may print: `cards` maps each card id to its data
-    (`{{ cards.Worker.metal }}`, `{{ cards['Recycling Center'].workers }}`, `{{ cards.C2.price + 1 }}`)."""
+    """What the texts outside the decks may print, computed from the content so that they follow it:
+    `cards` maps each card id to its data (`{{ cards.Worker.metal }}`, `{{ cards['Recycling Center'].workers }}`,
+    `{{ cards.C2.price + 1 }}`), `count` each card id to how many of it its deck holds (`{{ count.C2 }}`),
+    `decks` each deck id to its number of cards (`{{ decks.supply }}`), `total` the cards of every deck that is
+    not optional, `places` each mat id to its number of places (`{{ places['layout-mat'] }}`), `game` the
+    game's rules (`{{ game.at_most.hand }}`) and `scoring` the host key's scoring rule (`{{ scoring.points }}`)."""
     cards: dict[str, object] = {}
+    count: dict[str, int] = {}
     for deck in activity.decks:
         for card in deck.cards:
             cards.setdefault(card.id, card.data)
-    return {"cards": cards}
+            count.setdefault(card.id, card.count)
+    scoring = activity.host_key.scoring
+    return {"cards": cards, "count": count, "decks": {deck.id: deck.total for deck in activity.decks},
+            "total": sum(deck.total for deck in activity.decks if not deck.optional),
+            "places": {board.id: len(board.positions.labels) for board in activity.boards},
+            "game": activity.game.model_dump(by_alias=True),
+            "scoring": scoring.model_dump() if scoring is not None else {}}
 
 
 def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, list[Problem]]:
@@ -329,6 +265,12 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
                                 else [_validated(model, item, source, (name, i)) for i, item in enumerate(expanded)])
             except ContentError as error:
                 problems += error.problems
+    decks = []
+    for d, deck in enumerate(activity.decks):  # a deck's note is printed in the print guide
+        note = filled(deck.note, ("decks", d, "note")) if deck.note else deck.note
+        decks.append(deck.model_copy(update={"note": note}) if note != deck.note else deck)
+    if any(new is not old for new, old in zip(decks, activity.decks)):
+        update["decks"] = decks
     return (activity.model_copy(update=update) if update else activity), problems
 
 
@@ -555,7 +497,7 @@ def table_cards(activity: Activity, table: CardTable) -> list[CardKind]:
 
 def content_strings(activity: Activity) -> Iterator[tuple[Location, str]]:
     """Every text the content gives, with its place (`("decks", 0, "cards", 2, "text")`)."""
-    return _strings(activity.model_dump(exclude_defaults=True), ())
+    return value_strings(activity.model_dump(exclude_defaults=True), ())
 
 
 def _script_problems(activity: Activity, source: SourceMap) -> list[Problem]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kitgen.core.errors import Problem
-from kitgen.load.model import Activity, CardKind, GameRules, Step, Walkthrough
+from kitgen.load.model import Activity, CardKind, GameRules, Places, Step, Walkthrough
 from kitgen.load.source import dotted, Location, SourceMap
 
 Counts = dict[str, int]
@@ -48,6 +48,7 @@ class Replay:
     sums: list[tuple[str, str, list[int], int]] = field(default_factory=list)  # holder, name, terms, result
     problems: list[tuple[Location, str]] = field(default_factory=list)  # location relative to the walkthrough
     cards: frozenset[str] = frozenset()  # the card ids among the counts' names
+    mat: Mat | None = None  # the game's mat, for a walkthrough that places cards
 
     def label(self, name: str, count: int) -> str:
         """`2 metal`, `1 Worker`, `0 Workers`: the walkthrough's plural when the count is not 1; a card of
@@ -112,6 +113,106 @@ def _amounts(activity: Activity, given: dict[str, int] | list[str], fields: dict
     return parts, problems
 
 
+def named(holder: str, name: str) -> bool:
+    """A holder called `name`, or whose name ends in that word (`Ana's hand` is a `hand`)."""
+    return holder == name or (holder.split() or [""])[-1] == name
+
+
+@dataclass
+class Mat:
+    """The places of the game's mat during a replay: which lie face down still, the rest are holders of state."""
+
+    rules: Places
+    labels: list[str]
+    covered: set[str]
+
+    def holder(self, label: str) -> str:
+        return f"{self.rules.holder} {label}"
+
+    def label_of(self, holder: str) -> str | None:
+        return next((label for label in self.labels if self.holder(label) == holder), None)
+
+    def fits(self, activity: Activity, card_id: str) -> str:
+        card = activity.card(card_id)
+        value = data_value(card, self.rules.fits) if card is not None else None
+        return "" if value is None else str(value)
+
+    def wild(self, activity: Activity, card_id: str) -> bool:
+        return self.fits(activity, card_id) in self.rules.wild
+
+    def where_else(self, activity: Activity, card_id: str) -> str | None:
+        """A face-down place the card fits, when it has one: then it may go nowhere else."""
+        if self.wild(activity, card_id):
+            return next((self.holder(label) for label in self.labels if label in self.covered), None)
+        label = self.fits(activity, card_id)
+        return self.holder(label) if label in self.covered else None
+
+
+def _mat(activity: Activity, walk: Walkthrough, state: State) -> tuple[Mat | None, list[tuple[Location, str]]]:
+    """The game's mat for a walkthrough that places cards (or starts with places face up), its face-up places
+    put into the state; or the problems that prevent it."""
+    if not walk.face_up and not any(step.place for step in walk.steps):
+        return None, []
+    rules = activity.game.places
+    where: Location = ("face_up",) if walk.face_up else ("steps", next(
+        s for s, step in enumerate(walk.steps) if step.place), "place")
+    if rules is None:
+        return None, [(where, "placing cards on a mat needs the game's places (game.places: mat, fits)")]
+    board = next((b for b in activity.boards if b.id == rules.mat), None)
+    if board is None:
+        return None, [(where, f"game.places names no mat of the kit: {rules.mat!r}")]
+    mat = Mat(rules, list(board.positions.labels), set(board.positions.labels))
+    problems: list[tuple[Location, str]] = []
+    for label, card_id in walk.face_up.items():
+        if label not in mat.labels:
+            problems.append((("face_up", label), f"no place {label!r} on the mat; places: {', '.join(mat.labels)}"))
+        elif activity.card(card_id) is None:
+            problems.append((("face_up", label), f"no card {card_id!r} in any deck"))
+        elif mat.fits(activity, card_id) != label and not mat.wild(activity, card_id):
+            problems.append((("face_up", label), f"{card_id} does not fit {mat.holder(label)}"))
+        else:
+            mat.covered.discard(label)
+            state[mat.holder(label)] = {card_id: 1}
+    return mat, problems
+
+
+def _place(activity: Activity, mat: Mat, state: State, who: str, step: Step) -> str | None:
+    """Put `step.place` from `who`'s hand face up on its place; the card found there comes into the hand.
+    Returns why the move cannot happen, if it cannot."""
+    card_id = step.place
+    assert card_id is not None
+    if state.get(who, {}).get(card_id, 0) < 1:
+        return f"{card_id} is not with {who}, so it cannot be placed"
+    label = step.at
+    if label is None or label not in mat.labels:
+        return f"{card_id} needs `at`, one of the places {', '.join(mat.labels)}" if label is None else             f"no place {label!r} on the mat; places: {', '.join(mat.labels)}"
+    fits, wild, place = mat.fits(activity, card_id), mat.wild(activity, card_id), mat.holder(label)
+    if label in mat.covered:
+        if fits != label and not wild:
+            return (f"{card_id} fits no place on the mat, so it is discarded" if fits not in mat.labels
+                    else f"{card_id} goes only on {mat.holder(fits)}, not on {place}")
+        if step.finds is None:
+            return f"{place} was face down: say which card was lying there (finds)"
+        if activity.card(step.finds) is None:
+            return f"no card {step.finds!r} in any deck"
+        mat.covered.discard(label)
+        found = step.finds
+    else:
+        there = next(iter(state.get(place, {})), "")
+        if wild:
+            return f"{card_id} is wild and goes only on a place still face down; {place} already shows {there} face up"
+        if not mat.wild(activity, there) or fits != label:
+            return f"{place} already shows {there} face up, so {card_id} cannot go there"
+        if step.finds is not None and step.finds != there:
+            return f"{place} shows {there} face up, not {step.finds}"
+        found = there
+    counts = state[who]
+    counts[card_id] -= 1
+    state[place] = {card_id: 1}
+    counts[found] = counts.get(found, 0) + 1
+    return None
+
+
 def limit_of(rules: GameRules, holder: str) -> int | None:
     """The most a holder may hold under the game's rules: by its name, or by the last word of its name."""
     if holder in rules.at_most:
@@ -137,15 +238,22 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
     names = {n for counts in walk.start.values() for n in counts} | {
         n for step in walk.steps for amounts in (step.gain, step.pay, step.move) for n in amounts} | {
         n for step in walk.steps for n in step.build}
+    names |= {n for step in walk.steps for n in (step.place, step.finds) if n} | set(walk.face_up.values())
     result = Replay(walk, cards=frozenset(n for n in names if activity.card(n) is not None))
     state: State = {holder: dict(counts) for holder, counts in walk.start.items()}
+    mat, found = _mat(activity, walk, state)
+    if found:
+        result.problems += found
+        return result
+    result.mat = mat
     over = _over_limit(activity.game, state, result)
     if over:
         result.problems.append((("start",), over))
         return result
     history: dict[tuple[str, str], list[int]] = {(h, n): [c] for h, counts in state.items() for n, c in counts.items()}
-    result.start = _frozen(state, walk)
+    result.start = _frozen(state, walk, mat) if walk.start or walk.face_up else ()  # (nothing yet: no line)
     who = next(iter(walk.start), None)
+    last_turn: dict[tuple[int, str], int] = {}  # (rule, receiver) → the turn of the last limited move
 
     def change(holder: str, name: str, delta: int) -> None:
         counts = state.setdefault(holder, {})
@@ -154,7 +262,7 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
 
     for s, step in enumerate(walk.steps):
         if not step.changes and step.who is None:
-            result.steps.append(StepState(step, _frozen(state, walk)))
+            result.steps.append(StepState(step, _frozen(state, walk, mat)))
             continue
         who = step.who or who
         if who is None:
@@ -190,8 +298,19 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
                 change(who, name, -n)
         for card_id in step.build:
             change(who, card_id, 1)
+        if moves:
+            limited = _once_in(activity, who, step, last_turn)
+            if limited:
+                result.problems.append((("steps", s, "turn" if step.turn else "move"), limited))
+                return result
         for amounts, card_id in moves:
             assert step.to is not None  # a move without `to` failed above
+            elsewhere = mat.where_else(activity, card_id) if mat and card_id and mat.label_of(step.to) is None \
+                else None
+            if elsewhere:
+                result.problems.append((("steps", s, "move"), f"{card_id} fits {elsewhere}, still face down, so it "
+                                                              f"goes there, not to {step.to}"))
+                return result
             for name, n in amounts.items():
                 have = state.get(who, {}).get(name, 0)
                 if have < n:
@@ -203,11 +322,18 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
                     return result
                 change(who, name, -n)
                 change(step.to, name, n)
+        if step.place:
+            if mat is None:  # (a walkthrough that places cards has a mat, or failed above)
+                return result
+            refused = _place(activity, mat, state, who, step)
+            if refused:
+                result.problems.append((("steps", s, "at" if step.at else "place"), refused))
+                return result
         over = _over_limit(activity.game, state, result)
         if over:
             result.problems.append((("steps", s), over))
             return result
-        result.steps.append(StepState(step, _frozen(state, walk)))
+        result.steps.append(StepState(step, _frozen(state, walk, mat)))
     for holder, counts in walk.end.items():
         for name, expected in counts.items():
             got = state.get(holder, {}).get(name, 0)
@@ -219,8 +345,31 @@ def replay(activity: Activity, walk: Walkthrough) -> Replay:
     return result
 
 
-def _frozen(state: State, walk: Walkthrough) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+def _once_in(activity: Activity, who: str, step: Step, last: dict[tuple[int, str], int]) -> str | None:
+    """Why a move breaks a once-in-some-turns rule of the game, if it does; else its turn is noted."""
+    to = step.to or ""
+    for r, rule in enumerate(activity.game.once_in):
+        if who == to or not named(who, rule.source) or not named(to, rule.to):
+            continue
+        if step.turn is None:
+            return (f"a move from {who} to {to} is allowed once in {rule.turns} turns: give the step's `turn` "
+                    f"(the player's own turn number) so that it can be checked")
+        before = last.get((r, to))
+        if before is not None and step.turn - before < rule.turns:
+            return (f"{to} takes from {who} on turn {step.turn}, but did on turn {before}: once in {rule.turns} "
+                    f"turns, so turn {before + rule.turns} at the earliest")
+        last[(r, to)] = step.turn
+    return None
+
+
+def _frozen(state: State, walk: Walkthrough, mat: Mat | None = None
+            ) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    """The holders to print and their counts: the walkthrough's `show`, or every holder in the order met, and
+    then the mat's face-up places, in the mat's order."""
     holders = walk.show or list(state)
+    if mat is not None:
+        places = [mat.holder(label) for label in mat.labels if mat.holder(label) in state]
+        holders = [h for h in holders if h not in places] + places
     return tuple((h, tuple(state.get(h, {}).items())) for h in holders)
 
 

@@ -284,10 +284,16 @@ class Step(Strict):
         {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})] = []
     move: Amounts = {}  # counts, or named cards (one each), taken from `who` and given to `to`
     to: Name | None = None
+    # a card `who` holds, put face up on the place labelled `at` of the game's mat (game.places); `finds` is
+    # the card lying there face down, which comes into `who`'s hand (a king found face up comes back by itself)
+    place: Name | None = None
+    at: Name | None = None
+    finds: Name | None = None
+    turn: Count | None = None  # the player's own turn number, for a move the game allows once in some turns
 
     @property
     def changes(self) -> bool:
-        return bool(self.gain or self.pay or self.build or self.move)
+        return bool(self.gain or self.pay or self.build or self.move or self.place)
 
 
 class Walkthrough(Strict):
@@ -300,11 +306,12 @@ class Walkthrough(Strict):
     plurals: dict[Name, Name] = {}  # a count's name when there is not exactly 1 (Worker: Workers)
     show: list[Name] = []  # holders printed after each step; default every holder, in the order met
     end: dict[Name, dict[Name, Tally]] = {}  # counts the last step must leave; shown as a sum
+    face_up: dict[Name, Name] = {}  # places of the game's mat already face up at the start: label → card
     steps: list[Step] = Field(min_length=1)
 
     @property
     def replayed(self) -> bool:
-        return bool(self.start) or any(step.changes for step in self.steps)
+        return bool(self.start or self.face_up) or any(step.changes for step in self.steps)
 
 
 class Rules(Strict):
@@ -320,6 +327,27 @@ class Rules(Strict):
     free_alternative: Paragraphs = []
 
 
+class Places(Strict):
+    """A mat's places for `place` steps: each lies face down until a card whose data field `fits` equals the
+    place's label (or a wild card) is put there face up; the face-down card found there comes into the hand.
+    A card that fits a face-down place may not be moved anywhere else; a number card may take a wild card's
+    place, and the wild card comes back into the hand."""
+
+    mat: Id
+    fits: Name  # the card data field a place's label must equal (`rank.rank`: a 7 fits place 7)
+    wild: list[Name] = []  # values of that field that fit any face-down place (`K`)
+    holder: Name = "place"  # how a place is named in the printed state: `place 7`
+
+
+class OnceIn(Strict):
+    """A move from a holder to another (each named, or by the last word of its name: `hand`) that a player may
+    make once in `turns` of their own turns: every such step gives its `turn`, and two of them are `turns` apart."""
+
+    source: Name = Field(alias="from")
+    to: Name
+    turns: Count
+
+
 class GameRules(Strict):
     """Rules of the game that every replayed walkthrough and worked example of the kit is held to."""
 
@@ -327,6 +355,8 @@ class GameRules(Strict):
     at_most: dict[Name, Count] = {}
     # holders (or their last word: `sets`) that receive named cards only as sets scored by host_key.scoring
     sets: list[Name] = []
+    places: Places | None = None  # a mat whose places take the card that fits them (Trash's chain)
+    once_in: list[OnceIn] = []  # moves a player may make only once in some of their own turns
 
 
 class DataField(Strict):

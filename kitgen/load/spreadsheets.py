@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Hints, Problem
+from kitgen.load.placeholders import expand
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
                                        MAX_SHEET_ROWS, check_inflated, check_ods_sheets, check_xlsx_sheet, workbook_archive)
@@ -426,6 +427,13 @@ class _Expansion:
                     card[target[0]] = _count(value) if target[0] == "count" else _text(value)
                     self._place(here + target, table, row, number)
             card.setdefault("count", 1)
+            for key in ("id", "name"):  # the template's `name: "{{ a }} × {{ b }}"` is filled from the row now
+                if key not in named and isinstance(card.get(key), str) and "{" in card[key]:
+                    try:
+                        card[key] = expand(card[key], data)
+                    except Exception as error:  # a name the row's data does not fill: said at the row
+                        self.problems.append(table.problem(row, None, f"the card's {key} {card[key]!r} cannot be "
+                                                                      f"filled from this row: {error}"))
             if ids_from_names and "name" in card:  # a teacher's sheet has names, not ids: each name is its card's id
                 card["id"] = card["name"]
                 self.source.values[here + ("id",)] = self.source.values[here + ("name",)]
