@@ -15,15 +15,15 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Protocol
 from weakref import WeakKeyDictionary
 
-from reportlab.lib.rl_accel import fp_str as _reportlab_fp_str
-
 from kitgen.core.cache import Shelf
 from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
-                                 Segment, Stroke, Text, Use, walk)
+                                 Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
 from kitgen.core.forked import Forked, worth_sharing
 from kitgen.core.cache import code_digest
 from kitgen.export import pdfx
+from kitgen.export.operators import (color_operator, fp_str, path_code, path_operators, plain_bounds,
+                                     stroke_operators)
 from kitgen.export.subsets import subset_seed
 from kitgen.fonts.registry import font_runs, register_fonts, REGULAR
 
@@ -38,20 +38,6 @@ ReportLabCanvas = Any
 TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
 CANVAS_INTERNALS = ("_code", "_formData", "_preamble", "_restartAccumulators", "_doc", "_escape", "_pageCompression",
                     "pop_state_stack", "_setXObjects", "_extgstate")
-
-
-def fp_str(*numbers: float) -> str:
-    """Numbers as a content stream writes them; the last guard against a number no PDF reader can read: NaN
-    or an infinity (ReportLab writes `nan`, `inf`) or one too large for it is a BuildError, never a corrupt
-    file. (Content is refused before, located: pictures in `kitgen.pictures`, options in `kitgen.plan`.)"""
-    try:
-        text = _reportlab_fp_str(*numbers)
-    except ValueError:  # "number too large"
-        text = "n"
-    if "n" in text:  # `nan` and `inf`: a finite number is written with digits, '.' and '-' only
-        raise BuildError(f"a drawing holds a number no PDF can hold ({', '.join(map(repr, numbers))}), expected "
-                         "finite numbers of sensible size")
-    return text
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -213,76 +199,6 @@ def _shelf_name(document: Document) -> str:
     return hashlib.blake2b(document.title.encode(), digest_size=16).hexdigest()
 
 
-@lru_cache(maxsize=1024)
-def _color(color: Color, stroke: bool, cmyk: bool = False) -> str:
-    """A colour operator; a neutral (three equal components: black, a grey) in black ink alone (DeviceGray),
-    never RGB, which a conversion to CMYK would separate into all four inks. With `cmyk` (PDF/X) every colour in
-    the output intent's inks, a neutral as K alone."""
-    if cmyk:
-        return f"{fp_str(*pdfx.cmyk(color))} {'K' if stroke else 'k'}"
-    if len(color) == 1 or len(set(color)) == 1:
-        return f"{fp_str(color[0])} {'G' if stroke else 'g'}"
-    return f"{fp_str(*color)} {'RG' if stroke else 'rg'}"
-
-
-@lru_cache(maxsize=4096)
-def _path(kind: str, *args: float) -> str:
-    """A rectangle, rounded rectangle or circle as PDF path operators (ReportLab's own curves)."""
-    from reportlab.pdfgen.pathobject import PDFPathObject
-
-    path = PDFPathObject()
-    getattr(path, kind)(*args)
-    return path.getCode()
-
-
-def _segments(segments: Iterable[Segment]) -> str:
-    operators = {"m": "m", "l": "l", "c": "c", "h": "h"}
-    parts = []
-    for segment in segments:
-        kind = segment[0]
-        if kind not in operators:
-            raise BuildError(f"path segment {kind!r}: expected m, l, c or h")
-        parts.append(f"{fp_str(*segment[1:])} {kind}" if len(segment) > 1 else "h")
-    return " ".join(parts)
-
-
-def _bounds(items: Iterable[Item]) -> tuple[float, float, float, float] | None:
-    """A box holding every point of the items (control points included), widened by the widest stroke; None
-    when the items are not all plain shapes."""
-    xs: list[float] = []
-    ys: list[float] = []
-    pen = 0.0
-    for item in walk(items):
-        if isinstance(item, Path):
-            for segment in item.segments:
-                xs += segment[1::2]
-                ys += segment[2::2]
-        elif isinstance(item, (Box, Image)):
-            xs += [item.x, item.x + item.width]
-            ys += [item.y, item.y + item.height]
-        elif isinstance(item, Circle):
-            xs += [item.x - item.radius, item.x + item.radius]
-            ys += [item.y - item.radius, item.y + item.radius]
-        elif isinstance(item, Line):
-            xs += [item.x0, item.x1]
-            ys += [item.y0, item.y1]
-        else:  # text, a nested group or form: no box is sure to hold them, so the group is not shared
-            return None
-        stroke = getattr(item, "stroke", None)
-        pen = max(pen, stroke.width if stroke else 0.0)
-    if not xs:
-        return (0.0, 0.0, 1.0, 1.0)
-    return (min(xs) - pen, min(ys) - pen, max(xs) + pen, max(ys) + pen)
-
-
-@lru_cache(maxsize=256)
-def _stroke_operators(stroke: Stroke, cmyk: bool = False) -> tuple[tuple[str, object, str], ...]:
-    """(state key, value, operator) for each part of a stroke's style."""
-    return (("stroke", stroke.color, _color(stroke.color, True, cmyk)), ("width", stroke.width, f"{fp_str(stroke.width)} w"),
-            ("dash", stroke.dash, f"[{fp_str(*stroke.dash) if stroke.dash else ''}] 0 d"),
-            ("cap", stroke.cap, f"{stroke.cap} J"))
-
-
 # canvas → {(font, size, text): its show-text operators}
 _SHOWN: WeakKeyDictionary[ReportLabCanvas, dict[tuple[str, float, str], str]] = WeakKeyDictionary()
 
@@ -325,12 +241,12 @@ class _Painter:
     def stroke(self, stroke: Stroke) -> None:
         if self.state.get("stroke style") == stroke:  # the crop marks and ruler strokes come in long runs
             return
-        for key, value, operator in _stroke_operators(stroke, self.cmyk):
+        for key, value, operator in stroke_operators(stroke, self.cmyk):
             self.set(key, value, operator)
         self.state["stroke style"] = stroke
 
     def fill(self, color: Color) -> None:
-        self.set("fill", color, _color(color, False, self.cmyk))
+        self.set("fill", color, color_operator(color, False, self.cmyk))
 
     @contextmanager
     def saved(self) -> Iterator[None]:
@@ -365,7 +281,7 @@ class _Painter:
         # saved state as the end of a text, and keep runs that sit far apart from running together
         code = self.codes.get(item)
         if code is None:  # the ruler's words and a sheet's labels come back on every page
-            code = self.codes[item] = (f"q {_color(item.color, False, self.cmyk)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
+            code = self.codes[item] = (f"q {color_operator(item.color, False, self.cmyk)} BT 1 0 0 1 {fp_str(item.x, item.y)} Tm "
                                        f"{self.shown(item.font, item.size, item.text)} ET Q")
         self.canvas.addLiteral(code)
 
@@ -410,13 +326,13 @@ class _Painter:
 
     def box(self, item: Box) -> None:
         if item.radius:
-            code = _path("roundRect", item.x, item.y, item.width, item.height, item.radius)
+            code = path_code("roundRect", item.x, item.y, item.width, item.height, item.radius)
         else:
-            code = _path("rect", item.x, item.y, item.width, item.height)
+            code = path_code("rect", item.x, item.y, item.width, item.height)
         self.paint(code, item.stroke, item.fill, item.alpha)
 
     def circle(self, item: Circle) -> None:
-        self.paint(_path("circle", item.x, item.y, item.radius), item.stroke, item.fill)
+        self.paint(path_code("circle", item.x, item.y, item.radius), item.stroke, item.fill)
 
     def path(self, item: Path) -> None:
         """A vector outline: its segments as path operators, then stroke, fill (even-odd with `*`) or both."""
@@ -424,7 +340,7 @@ class _Painter:
             return
         if item.stroke is not None:
             self.set("join", item.join, f"{item.join} j")
-        code = _segments(item.segments)
+        code = path_operators(item.segments)
         operator = "B" if item.stroke is not None and item.fill is not None else ("S" if item.stroke else "f")
         if item.even_odd and item.fill is not None:
             operator += "*"
@@ -464,7 +380,7 @@ class _Painter:
     def shared_form(self, items: tuple[Item, ...]) -> str | None:
         """The form that draws `items` (made the first time), or None when they cannot be one."""
         if items not in self.shared:
-            bounds = _bounds(items)
+            bounds = plain_bounds(items)
             name = self.shared[items] = f"shared{len(self.shared)}" if bounds else None
             if name is not None and bounds is not None:
                 self.define(Form(name, bounds, items))
