@@ -127,8 +127,11 @@ def run(args: list[str], *, cwd: Path | str, env: dict[str, str] | None = None, 
         pid = _reply(helper.stdout, 60)["pid"]
         try:
             done = _reply(helper.stdout, timeout)
-        except TimeoutError:
-            os.killpg(pid, signal.SIGKILL)
+        except TimeoutError:  # the hang guard: kill the run, then read its status so the next run reads its own
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:  # it ended as the guard ran out: its status is on its way
+                pass
             _reply(helper.stdout, 60)
             raise subprocess.TimeoutExpired(["kitgen", *args], timeout or 0) from None
         try:
