@@ -64,3 +64,136 @@ def test_a_language_that_is_no_text_fails_its_activity_only_in_build_all(tmp_pat
     assert (out / "animal-habitats" / "manifest.json").is_file()
     assert (out / "index.html").is_file() and (out / "index.pdf").is_file()
     assert not (out / "growing-discard").exists()
+
+
+# --------------------------------------------------------------------------- spreadsheet limits, at their edges
+
+
+def _xlsx(path: Path, sheet_data: str, dimension: str = "") -> Path:
+    """A one-sheet XLSX whose sheet part is `<dimension ref=...>` (if given) and `sheet_data`, written as given."""
+    import zipfile
+
+    from sheetfiles import write_xlsx
+
+    small = path.with_suffix(".tmp.xlsx")
+    write_xlsx(small, {"Sheet1": [["id"], ["a"]]})
+    with zipfile.ZipFile(small) as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    small.unlink()
+    declared = f'<dimension ref="{dimension}"/>' if dimension else ""
+    parts["xl/worksheets/sheet1.xml"] = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.'
+                                         f'openxmlformats.org/spreadsheetml/2006/main">{declared}<sheetData>'
+                                         f'{sheet_data}</sheetData></worksheet>').encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _sheet_problem(path: Path) -> str | None:
+    """The message check_xlsx_sheet gives for the workbook's first sheet, None when it fits."""
+    import zipfile
+
+    from kitgen.core.errors import ContentError
+    from kitgen.load.workbook_size import check_xlsx_sheet
+
+    with zipfile.ZipFile(path) as archive:
+        try:
+            check_xlsx_sheet(archive, "cards.xlsx", "Sheet1", 0)
+        except ContentError as error:
+            return error.problems[0].message
+    return None
+
+
+LIMIT = "at most 256 columns × 20000 rows"
+
+
+@pytest.mark.parametrize("dimension, expected", [
+    ("A1:IV20000", None),  # exactly the limit, both ways
+    ("A1:IW20000", f"sheet Sheet1 declares 257 columns × 20000 rows, {LIMIT}"),
+    ("A1:IV20001", f"sheet Sheet1 declares 256 columns × 20001 rows, {LIMIT}"),
+])
+def test_a_sheet_declared_exactly_at_the_limit_is_read_and_one_past_it_is_not(tmp_path: Path, dimension: str,
+                                                                              expected: str | None) -> None:
+    path = _xlsx(tmp_path / "cards.xlsx", '<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c></row>',
+                 dimension)
+    assert _sheet_problem(path) == expected
+
+
+@pytest.mark.parametrize("cell, expected", [
+    ("IV20000", None),
+    ("IW20000", f"sheet Sheet1 reaches 257 columns × 20000 rows, {LIMIT}"),
+    ("IV20001", f"sheet Sheet1 reaches 256 columns × 20001 rows, {LIMIT}"),
+])
+def test_a_sheet_whose_cells_reach_exactly_the_limit_is_read(tmp_path: Path, cell: str, expected: str | None) -> None:
+    row = cell.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    path = _xlsx(tmp_path / "cards.xlsx", f'<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c></row>'
+                                          f'<row r="{row}"><c r="{cell}"><v>1</v></c></row>')
+    assert _sheet_problem(path) == expected
+
+
+@pytest.mark.parametrize("count, expected", [(256, None), (257, f"sheet Sheet1 reaches 257 columns × 1 rows, {LIMIT}")],
+                         ids=["256", "257"])
+def test_cells_written_without_a_reference_each_take_the_next_column(tmp_path: Path, count: int,
+                                                                     expected: str | None) -> None:
+    """<c> without r="...": calamine puts it in the column after the cell before it, so a row of 257 of them is
+    257 columns wide."""
+    path = _xlsx(tmp_path / "cards.xlsx", '<row r="1">' + "<c><v>1</v></c>" * count + "</row>")
+    assert _sheet_problem(path) == expected
+
+
+def test_a_cell_without_a_reference_follows_the_one_before_it(tmp_path: Path) -> None:
+    path = _xlsx(tmp_path / "cards.xlsx", '<row r="1"><c r="IU1"><v>1</v></c><c><v>2</v></c></row>')
+    assert _sheet_problem(path) is None  # IU, then IV: 256 columns
+    path = _xlsx(tmp_path / "more.xlsx", '<row r="1"><c r="IU1"><v>1</v></c><c><v>2</v></c><c><v>3</v></c></row>')
+    assert _sheet_problem(path) == f"sheet Sheet1 reaches 257 columns × 1 rows, {LIMIT}"
+
+
+@pytest.mark.parametrize("references", [
+    ["A1", "C7"], ["XFD1048576"], ["A123456789"], ["B999999999"], ["A1234567890"], ["A0000000001"],
+    ["A000000001"], ["ZZZZZZZ1"], ["A" + "9" * 5000], ["b12", "AA3"],
+], ids=lambda refs: "-".join(r[:12] for r in refs))
+def test_the_quick_reading_of_a_sheet_and_the_tag_by_tag_reading_agree(references: list[str]) -> None:
+    """A sheet whose cells are all written `<c r="B14"` is measured with a few searches of the whole part; any
+    other is read tag by tag. Both must find the same extent, a row number of nine digits and of ten alike."""
+    import io
+
+    from kitgen.load.workbook_size import _exact_extent, _plain_extent
+
+    piece = "".join(f'<row><c r="{reference}"><v>1</v></c></row>' for reference in references).encode()
+    assert _plain_extent(piece) == _exact_extent(io.BytesIO(piece))
+
+
+def test_a_workbook_may_hold_ten_thousand_files_and_no_more(tmp_path: Path) -> None:
+    import zipfile
+
+    from kitgen.core.errors import ContentError
+    from kitgen.load.workbook_size import check_inflated, MAX_PARTS
+
+    assert MAX_PARTS == 10_000
+    path = tmp_path / "parts.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for number in range(10_000):
+            archive.writestr(f"xl/media/p{number}.bin", b"")
+    with zipfile.ZipFile(path) as archive:
+        check_inflated(archive, "cards.xlsx")  # exactly the limit
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_STORED) as archive:
+        archive.writestr("xl/media/one-more.bin", b"")
+    with zipfile.ZipFile(path) as archive, pytest.raises(ContentError) as refused_error:
+        check_inflated(archive, "cards.xlsx")
+    assert refused_error.value.problems[0].message == "the workbook holds 10,001 files, at most 10,000"
+
+
+def test_a_sheet_of_ten_thousand_rows_is_read_and_one_more_row_is_refused(tmp_path: Path) -> None:
+    from kitgen.core.errors import ContentError
+    from kitgen.load.spreadsheets import read_csv
+
+    path = tmp_path / "cards.csv"
+    path.write_text("id,name\n" + "".join(f"c{i},Card {i}\n" for i in range(10_000)), encoding="utf-8")
+    assert len(read_csv(path).rows) == 10_000
+    path.write_text(path.read_text(encoding="utf-8") + "last,Last\n", encoding="utf-8")
+    with pytest.raises(ContentError) as error:
+        read_csv(path)
+    problem = error.value.problems[0]
+    assert problem.message.endswith("more than 10,000 rows, expected at most 10,000")
+    assert problem.line == 10_002  # the row past the limit: the heading, then 10,000 cards, then this one
