@@ -197,3 +197,37 @@ def test_a_sheet_of_ten_thousand_rows_is_read_and_one_more_row_is_refused(tmp_pa
     problem = error.value.problems[0]
     assert problem.message.endswith("more than 10,000 rows, expected at most 10,000")
     assert problem.line == 10_002  # the row past the limit: the heading, then 10,000 cards, then this one
+
+
+# --------------------------------------------------------------------------- serve and the big-dimension XLSX
+
+
+def test_serve_shows_the_big_dimension_workbook_located_and_keeps_serving(tmp_path: Path) -> None:
+    """The 1.5 KB XLSX that once aborted the server (cells A1 and XFD1048576): its kit page shows the located
+    error, and the server goes on answering, the other kit and the same page again."""
+    import html
+    import shutil
+
+    from kitgen.app.serve import KitServer, start, stop
+    from kitgen.load.library import Library
+    from test_hostile import expected_line, HOSTILE
+    from test_serve_security import copy_library, request
+
+    content = copy_library(tmp_path)
+    for name in ("far-cell.yaml", "far-cell.xlsx"):
+        shutil.copyfile(HOSTILE / name, content / name)
+    kits = KitServer(Library.open(content), log=lambda line: None)
+    server, watching = start(kits, 0, first="growing-discard")
+    try:
+        port = server.server_address[1]
+        host, same = f"127.0.0.1:{port}", ("Sec-Fetch-Site", "same-origin")
+        wanted = expected_line(HOSTILE / "far-cell.yaml").removeprefix("content/")
+        assert "declares 16384 columns × 1048576 rows, at most" in wanted
+        for _ in range(2):
+            status, body = request(port, "/kit/far-cell", host, same)
+            assert wanted in html.unescape(body.decode()), body[:3000]
+            assert b"<img" not in body and b"Traceback" not in body
+            status, body = request(port, "/kit/growing-discard", host, same)
+            assert status == 200 and b"<img" in body, "the server is still up and renders the other kits"
+    finally:
+        stop(server, watching)
