@@ -231,3 +231,50 @@ def test_serve_shows_the_big_dimension_workbook_located_and_keeps_serving(tmp_pa
             assert status == 200 and b"<img" in body, "the server is still up and renders the other kits"
     finally:
         stop(server, watching)
+
+
+# --------------------------------------------------------------------------- the corpus within 300 MB
+
+DONE_WHEN_MEMORY = 300 * 1024 ** 2  # bytes: issue 27's bound for every hostile case, read from the kernel's count
+
+
+def _hostile_cases() -> list[Path]:
+    from test_hostile import ACTIVITIES
+
+    return ACTIVITIES
+
+
+@pytest.mark.parametrize("case", _hostile_cases(), ids=lambda path: path.stem)
+def test_each_hostile_case_is_refused_within_300_mb(case: Path, tmp_path: Path) -> None:
+    from test_hostile import assert_refused, expected_line, lay_out, run_kitgen
+
+    lay_out(case, tmp_path)
+    run = run_kitgen("build", case.stem, "--content", "content", "--out", "out", cwd=tmp_path)
+    assert_refused(run, expected_line(case))
+    assert run.peak < DONE_WHEN_MEMORY, f"used {run.peak / 1024 ** 2:.0f} MB"
+
+
+def test_a_workbook_of_a_million_rows_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A million rows well inside the zipped and inflated size limits: measured and refused before calamine lays
+    them out, at the first row past the limit (306 MB of memory before the 10,000-row error once)."""
+    import zipfile
+
+    from test_hostile import assert_refused, run_kitgen
+
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "rows.yaml").write_text((Path(__file__).parent / "hostile" / "far-cell.yaml").read_text(
+        encoding="utf-8").replace("far-cell", "rows"), encoding="utf-8")
+    path = _xlsx(content / "rows.xlsx", '<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c></row>')
+    with zipfile.ZipFile(path) as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    rows = b"".join(b'<row r="%d"><c r="A%d"><v>%d</v></c></row>' % (n, n, n) for n in range(2, 1_000_002))
+    parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(b"</sheetData>", rows + b"</sheetData>")
+    assert len(parts["xl/worksheets/sheet1.xml"]) < 100_000_000
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    run = run_kitgen("build", "rows", "--content", "content", "--out", "out", cwd=tmp_path)
+    assert_refused(run, "content/rows.xlsx: sheet Sheet1 reaches 1 columns × 20001 rows, at most 256 columns × "
+                        "20000 rows")
+    assert run.peak < DONE_WHEN_MEMORY, f"used {run.peak / 1024 ** 2:.0f} MB"
