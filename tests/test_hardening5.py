@@ -278,3 +278,38 @@ def test_a_workbook_of_a_million_rows_is_refused_before_it_is_read(tmp_path: Pat
     assert_refused(run, "content/rows.xlsx: sheet Sheet1 reaches 1 columns × 20001 rows, at most 256 columns × "
                         "20000 rows")
     assert run.peak < DONE_WHEN_MEMORY, f"used {run.peak / 1024 ** 2:.0f} MB"
+
+
+# --------------------------------------------------------------------------- NaN card data
+
+NAN_ACTIVITY = """\
+id: nan
+title: Points
+purpose: A tiny activity whose card data holds a number that is no number.
+category: Test
+players: 2
+minutes: 10
+rules:
+  prepare: Shuffle the cards.
+  play: Take turns.
+decks:
+  - id: main
+    name: Main
+    back: {title: Main}
+    cards:
+      - {id: a, name: A, count: 1, caption: "two + two = {{ pts }} pts", data: {pts: VALUE}}
+"""
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
+def test_card_data_that_is_no_finite_number_is_located_and_nothing_is_printed(tmp_path: Path, value: str) -> None:
+    # before: the card printed "two + two = nan pts", exit 0
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "nan.yaml").write_text(NAN_ACTIVITY.replace("VALUE", value), encoding="utf-8")
+    lines = refused(kitgen(tmp_path, "build", "nan", "--content", "content"))
+    shown = value.lstrip("-.")
+    assert lines[0].startswith("content/nan.yaml:15:86: decks[0].cards[0].data.pts: expected true or false, a "
+                               "finite number, text or a mapping of keys and values, got "), lines
+    assert lines[0].endswith(shown), lines
+    assert not (tmp_path / "output").exists() or not any((tmp_path / "output").rglob("*.pdf"))
