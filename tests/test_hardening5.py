@@ -313,3 +313,35 @@ def test_card_data_that_is_no_finite_number_is_located_and_nothing_is_printed(tm
                                "finite number, text or a mapping of keys and values, got "), lines
     assert lines[0].endswith(shown), lines
     assert not (tmp_path / "output").exists() or not any((tmp_path / "output").rglob("*.pdf"))
+
+
+# --------------------------------------------------------------------------- a PNG cut short
+
+
+def _png(path: Path, width: int, height: int, rows: int) -> None:
+    """An RGB PNG that declares `height` rows and holds `rows` of them."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    pixels = b"".join(b"\0" + b"\x80" * width * 3 for _ in range(rows))
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(pixels)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("rows, expected", [(3_000, None), (10, "'short.png' is cut short: its image data holds 10 "
+                                                                "of the 3,000 rows its header declares")])
+def test_a_png_whose_image_data_is_cut_short_is_refused(tmp_path: Path, rows: int, expected: str | None) -> None:
+    # before: accepted, its missing rows printed black, exit 0
+    content = tmp_path / "content"
+    content.mkdir()
+    _png(content / "short.png", 100, 3_000, rows)
+    (content / "nan.yaml").write_text(NAN_ACTIVITY.replace("data: {pts: VALUE}", "data: {pts: 4}, image: short.png"), encoding="utf-8")
+    run = kitgen(tmp_path, "build", "nan", "--content", "content")
+    if expected is None:
+        assert run.returncode == 0, run.stderr[-3000:]
+    else:
+        lines = refused(run)
+        assert lines[0].startswith("content/nan.yaml:15:") and expected in lines[0], lines
