@@ -31,7 +31,7 @@ from conftest import CONTENT, kitgen_env
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 HANG_GUARD = 60  # seconds: a case still running then is stopped, and fails
 ADDRESS_SPACE = 3 * 1024 ** 3  # bytes a case's process (and its workers) may map
-PEAK_MEMORY = 1024 ** 3  # bytes of memory a refused case may have used at most
+PEAK_MEMORY = 300 * 1024 ** 2  # bytes of memory a refused case may have used at most (issue 27's bound)
 
 
 # --------------------------------------------------------------------------- running kitgen
@@ -117,9 +117,41 @@ def zip_bomb(path: Path, inflated: int = 4_000_000_000, declared: int | None = N
     _zip(path, [(name, *_deflated(text)) for name, text in parts.items() if name != sheet[0]] + [sheet])
 
 
+def png(path: Path, width: int, height: int, rows: int, channels: int = 4) -> None:
+    """A PNG of 8-bit RGBA (or RGB: channels 3) pixels that declares `height` rows and holds `rows` of them."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    squeeze, row = zlib.compressobj(9), b"\0" + b"\x80" * width * channels
+    data = b"".join(squeeze.compress(row) for _ in range(rows)) + squeeze.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 6 if channels == 4 else 2, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
+
+def appended(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
 GENERATED: dict[str, Callable[[Path], None]] = {
     "zip-bomb": lambda content: zip_bomb(content / "zip-bomb.xlsx"),
     "zip-bomb-lying": lambda content: zip_bomb(content / "zip-bomb-lying.xlsx", declared=10_000),
+    # 200,000 rectangles inside the 20 MB picture limit (97 s and 806 MB once)
+    "many-rects": lambda content: (content / "many-rects.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">'
+        + '<rect x="1" y="1" width="5" height="5" fill="#c00"/>' * 200_000 + "</svg>"),
+    # 6,200 × 6,200 RGBA pixels, all their rows (609 MB once)
+    "huge-png": lambda content: png(content / "huge-png.png", 6_200, 6_200, 6_200),
+    # 10 of the 3,000 rows its header declares (the rest printed black once)
+    "short-png": lambda content: png(content / "short-png.png", 100, 3_000, 10, channels=3),
+    # 60,000 unknown keys (the problem list was 45 MB of stderr once)
+    "unknown-keys": lambda content: appended(content / "unknown-keys.yaml",
+                                             "".join(f"extra{n:05}: 1\n" for n in range(60_000))),
+    # 3,000 cards naming pictures the library lacks (22 s of looking for similar names once)
+    "unknown-pictures": lambda content: appended(content / "unknown-pictures.yaml", "".join(
+        f"      - {{id: c{n}, count: 1, image: missing-{n:04}.png}}\n" for n in range(3_000))),
+    # a heading row of 100,000 unknown columns (quadratic once: still running at 150 s)
+    "wide-headings": lambda content: (content / "wide-headings.csv").write_text(
+        ",".join(["id", *(f"h{n:06}" for n in range(100_000))]) + "\n" + ",".join(["a", *"1" * 100_000]) + "\n"),
 }
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kitgen.load.yaml_source import read_yaml
 
@@ -17,10 +18,16 @@ def edition_languages(path: Path) -> list[str]:
                   if len(p.suffixes) >= 2 and len(p.suffixes[-2]) == 3)
 
 
+def language_of(data: Any) -> str:
+    """The `language:` an activity file's data declares, as text ("en" without one). A value that is no text (`7`,
+    a list) is shown as written: validation reports it at its place."""
+    return str(data.get("language", "en")) if isinstance(data, dict) else "en"
+
+
 def own_language(path: Path) -> str:
     """The language the activity file itself is written in."""
     data, _source = read_yaml(path)
-    return str(data.get("language", "en")) if isinstance(data, dict) else "en"
+    return language_of(data)
 
 
 def editions(path: Path) -> list[str]:

@@ -11,7 +11,7 @@ from kitgen.core.errors import ContentError, display_path, Problem, UsageError
 from kitgen.load.model import Activity
 from kitgen.load.source import dotted
 from kitgen.load.problems import validation_problems
-from kitgen.load.editions import edition_file, edition_languages
+from kitgen.load.editions import edition_file, edition_languages, language_of
 from kitgen.load.spreadsheets import expand_tables, has_tables
 from kitgen.load.yaml_source import read_yaml
 from kitgen.load.source import Location, SourceMap
@@ -78,10 +78,10 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
     data, source = read_yaml(path)
     data = _mapping(data, path)
     overlay_path = None
-    if language is not None and language != data.get("language", "en"):
+    if language is not None and language != language_of(data):  # (the file's own `language: 7` is validated below)
         overlay_path = edition_file(path, language)
         if not overlay_path.is_file():
-            known = ", ".join([str(data.get("language", "en")), *edition_languages(path)])
+            known = ", ".join([language_of(data), *edition_languages(path)])
             raise UsageError(f"no {language!r} edition of {path.stem if path.stem != 'activity' else path.parent.name}"
                              f"; editions: {known}")
         overlay, overlay_source = read_yaml(overlay_path)
@@ -96,7 +96,7 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
     if has_tables(data):
         data, source, tables = expand_tables(data, source, path.parent)
     try:
-        activity = Activity.model_validate(data, context={"language": data.get("language", "en"),
+        activity = Activity.model_validate(data, context={"language": language_of(data),
                                                           "catalogs": _library_catalogs(path)})
     except ValidationError as error:
         raise ContentError(validation_problems(error, Activity, source)) from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints,
+from pydantic import (AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints,
                       ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -80,7 +80,7 @@ RANGE_SCHEMA = {"anyOf": [
 ], "description": "a number such as 2, a range such as '2-4', or {min: 2, max: 4}"}
 
 
-Scalar = Union[bool, int, float, str]
+Scalar = Union[bool, int, Annotated[float, AllowInfNan(False)], str]  # no NaN or infinity: it would print "nan"
 DataValue = Union[Scalar, dict[str, Scalar]]
 
 

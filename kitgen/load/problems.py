@@ -147,6 +147,9 @@ def first_error(error: ValidationError, root: type[BaseModel]) -> str:
     return _messages(error, root, SourceMap(""), ())[0][1]
 
 
+_LANGUAGE_CODE = "a two-letter language code such as 'en' or 'ro'"
+
+
 def _message(error: ErrorDetails, reading: _Reading, loc: Location) -> tuple[Location, str, bool]:
     """(location, message, points at the key rather than the value), at `loc`: the error's place as the author
     wrote it."""
@@ -163,8 +166,10 @@ def _message(error: ErrorDetails, reading: _Reading, loc: Location) -> tuple[Loc
         return loc, f"{dotted(loc)}: {plain_message(error['msg'])}", False
     if kind == "missing":
         return loc[:-1], f"{dotted(loc)}: missing, expected a value for {loc[-1]!r}", False
+    if kind == "string_type" and loc and loc[-1] == "language":  # `language: 7`, `language: [en]`
+        return loc, f"{where}: expected {_LANGUAGE_CODE}, got {_got(error['input'])}", False
     if kind == "string_pattern_mismatch":
-        expected = ("a two-letter language code such as 'en' or 'ro'" if loc and loc[-1] == "language"
+        expected = (_LANGUAGE_CODE if loc and loc[-1] == "language"
                     else "a web address starting with https:// or http://"
                     if str(ctx.get("pattern", "")).startswith("^https?://")
                     else "an id of lower-case letters, digits and '-'")

@@ -8,6 +8,7 @@ file, a file that is not the picture its name says, and a picture too large to p
 from __future__ import annotations
 
 import io
+import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -123,11 +124,40 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
                                    f"{decoded / 1_000_000:.0f} MB decoded, expected at most "
                                    f"{MAX_DECODED_BYTES // 1_000_000} MB (fewer pixels, or without transparency)")
             picture.load()
+        if kind == "png":
+            _check_png_rows(data, reference, width, height)
     except PictureError:
         raise
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, Image.DecompressionBombError) as error:
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, zlib.error,
+            Image.DecompressionBombError) as error:
         raise PictureError(f"{reference!r} is not a readable {kind.upper()} picture ({error})") from None
     return width, height
+
+
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # colour type → samples a pixel
+
+
+def _check_png_rows(data: bytes, reference: str, width: int, height: int) -> None:
+    """A PNG's image data holds every row its header declares (PIL fills the missing rows of a cut-short file
+    with black and says nothing). Interlaced files are left to PIL."""
+    if len(data) < 33 or data[28] != 0 or data[25] not in _PNG_CHANNELS:
+        return
+    row = 1 + (width * data[24] * _PNG_CHANNELS[data[25]] + 7) // 8  # a filter byte, then the row's samples
+    expected, found, at = row * height, 0, 8
+    inflate = zlib.decompressobj()
+    while at + 8 <= len(data) and found <= expected:
+        length, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
+        if kind == b"IDAT":
+            chunk = inflate.decompress(data[at + 8:at + 8 + length], expected + 1 - found)
+            found += len(chunk)
+            while inflate.unconsumed_tail and found <= expected:
+                found += len(inflate.decompress(inflate.unconsumed_tail, expected + 1 - found))
+        elif kind == b"IEND":
+            break
+        at += 12 + length
+    if found < expected:
+        raise PictureError(f"{reference!r} is cut short: its image data holds {found // row:,} of the "
+                           f"{height:,} rows its header declares, expected a whole PNG file")
 
 
 def _bytes_per_pixel(mode: str) -> int:

@@ -1,5 +1,6 @@
 """Writes the small hostile workbooks of this corpus (run from this folder): far-cell.xlsx, far-cell-undeclared.xlsx,
-repeated-rows.ods and repeated-cells.ods. Each is a few hundred bytes that ask a spreadsheet reader for terabytes."""
+repeated-rows.ods and repeated-cells.ods (a few hundred bytes each that ask a spreadsheet reader for
+terabytes), and doctype.xlsx (an entity expansion in its sheet part)."""
 import zipfile
 
 def write_zip(path, members):
@@ -38,3 +39,8 @@ top = f'<table:table-row>{C("id")}{C("name")}</table:table-row>'
 ods("repeated-rows.ods", top + f'<table:table-row table:number-rows-repeated="1000000000">{C("a")}{C("A")}</table:table-row>')
 many = ' table:number-columns-repeated="16384"'
 ods("repeated-cells.ods", top + f'<table:table-row table:number-rows-repeated="6000">{C("x", many)}</table:table-row>')
+
+doctype = ('<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE worksheet [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;'
+           '&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><worksheet '
+           'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">')
+xlsx("doctype.xlsx", doctype + f'<sheetData>{head}<row r="3">{S("A3", "&c;")}</row></sheetData></worksheet>')
