@@ -541,7 +541,7 @@ def render_card_sheets(
     guide_lines = [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
 
     def page(side: str, sheet: CardSheet[_Card], items: list[Item], outlines: list[Rect], band: Rect,
-             trim: Rect) -> Page:
+             trim: Rect, named: str = "") -> Page:
         """`outlines`: the cards whose cut lines are drawn (faces only: a line on a back would show on the card)."""
         art = trim.inset(-bleed)
         boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
@@ -555,7 +555,7 @@ def render_card_sheets(
             items += registration_marks(grid.page)
         if side == "faces":  # no room for the marks of the vertical cuts: a hairline on each, cut away with it
             items += guide_lines
-        label = text.sheet_label(sheet.number, len(sheets), side)
+        label = text.sheet_label(sheet.number, len(sheets), named or side)  # a fold sheet: "faces and backs"
         if grid.side is not None:
             items += _side_calibration(grid, label, text.ruler_note, letter)
         else:
@@ -589,7 +589,8 @@ def render_card_sheets(
                 items += [place(rect, "back", back_of(item), back_designs[back_of(item)], True)
                           for rect, item in sheet.backs]
                 items += _fold_line(grid, text.fold_label)
-                document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
+                document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim,
+                                           "fold"))
                 continue
             document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
             if with_backs:

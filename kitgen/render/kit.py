@@ -142,7 +142,7 @@ class KitRenderer:
 
     def sheet_label(self, what: str) -> Callable[[int, int, str], str]:
         _ = self.gettext
-        sides = {"faces": _("faces"), "backs": _("backs")}
+        sides = {"faces": _("faces"), "backs": _("backs"), "fold": _("faces and backs, fold on the line")}
 
         def label(number: int, total: int, side: str) -> str:
             return _("%(title)s · %(what)s · sheet %(n)d of %(total)d") % {
