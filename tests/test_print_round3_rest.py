@@ -1,0 +1,124 @@
+"""Print, round three, the low items: fold sheets named for what they hold in every catalog, a printer profile
+that knows the flip it was measured with, Cricut pictures whose cards are exactly the cut file's outlines,
+mats whose trim line starts at the trim, slip text clear of the cut, large print on every player page.
+Read from the files written."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from kitgen.app.build import build, BuildOptions
+from kitgen.cli import main
+from kitgen.core.units import INCH, mm
+from kitgen.export.cricut import DPI
+from kitgen.load.library import Library
+from kitgen.locale import translations
+
+from conftest import CONTENT, kitgen_env
+
+FOLD_LABEL = "faces and backs, fold on the line"
+SHIPPED = ("de", "es", "fr", "it", "ro")
+
+
+def _page_texts(pdf: Path) -> list[str]:
+    with pdfplumber.open(pdf) as document:
+        return [page.extract_text() or "" for page in document.pages]
+
+
+# --- fold sheets -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("language", SHIPPED)
+def test_every_shipped_catalog_names_a_fold_sheet_as_faces_and_backs(language: str) -> None:
+    catalog = translations(language)
+    said = catalog.gettext(FOLD_LABEL)
+    assert said != FOLD_LABEL, f"{language}: the fold sheet's label is not translated"
+    assert said != catalog.gettext("faces"), f"{language}: a fold sheet is still labelled as faces alone"
+
+
+def test_fold_sheets_are_labelled_faces_and_backs_in_english_and_romanian(tmp_path: Path) -> None:
+    library = Library.open(CONTENT)
+    english = build("growing-discard", BuildOptions(out_dir=tmp_path / "en", fold=True), library)
+    cards = next(f.path for f in english.files if f.path.name.endswith("-cards.pdf"))
+    labels = [line for text in _page_texts(cards) for line in text.splitlines() if " · sheet " in line]
+    assert labels and all(FOLD_LABEL in line for line in labels), labels
+    romanian = build("trash", BuildOptions(out_dir=tmp_path / "ro", fold=True), library, language="ro")
+    deck = next(f.path for f in romanian.files if "pachet" in f.path.name)
+    said = translations("ro").gettext(FOLD_LABEL)
+    texts = _page_texts(deck)
+    assert texts and all(said in re.sub(r"\s+", " ", text) for text in texts), texts[0]
+
+
+# --- printer profiles --------------------------------------------------------------------------------------------
+
+def _cli(args: list[str], env: dict[str, str]):
+    return CliRunner().invoke(main, args, env=env, catch_exceptions=False)
+
+
+def test_a_printer_profile_keeps_the_flip_it_was_measured_with_and_a_build_with_the_other_flip_is_refused(
+        tmp_path: Path) -> None:
+    config = tmp_path / "printers.json"
+    env = {**kitgen_env(tmp_path), "KITGEN_CONFIG": str(config)}
+    assert _cli(["printer", "add", "room12", "--back-offset", "1.5,-0.8", "--duplex", "short"], env).exit_code == 0
+    assert _cli(["printer", "add", "room7", "--back-offset", "0.5,0.5"], env).exit_code == 0
+    saved = json.loads(config.read_text())
+    assert saved["room12"]["duplex"] == "short" and saved["room7"]["duplex"] == "long", saved
+    listed = _cli(["printer", "list"], env).output
+    assert "room12: back offset +1.5 mm, -0.8 mm, measured flipping on the short edge" in listed, listed
+
+    out = tmp_path / "out"
+    refused = _cli(["build", "growing-discard", "--content", str(CONTENT), "--printer", "room12",
+                    "--out", str(out)], env)  # the default flip is long
+    assert refused.exit_code == 2, refused.output
+    assert "measured flipping on the short edge" in refused.output and "--duplex short" in refused.output
+    assert not out.exists() or not any(out.rglob("*.pdf")), "a refused build wrote files"
+    refused = _cli(["build", "growing-discard", "--content", str(CONTENT), "--printer", "room7", "--duplex",
+                    "short", "--out", str(out)], env)
+    assert refused.exit_code == 2 and "measured flipping on the long edge" in refused.output, refused.output
+
+    # an old profile, saved without its flip, was measured with the default one: it still reads and builds
+    config.write_text(json.dumps({"old": {"back_offset_mm": [1.0, 2.0]}}))
+    assert "old: back offset +1 mm, +2 mm, measured flipping on the long edge" in _cli(["printer", "list"],
+                                                                                       env).output
+    refused = _cli(["build", "growing-discard", "--content", str(CONTENT), "--printer", "old", "--duplex",
+                    "short", "--out", str(out)], env)
+    assert refused.exit_code == 2, refused.output
+    config.write_text(json.dumps({"bad": {"back_offset_mm": [1.0, 2.0], "duplex": "sideways"}}))
+    broken = _cli(["printer", "list"], env)
+    assert broken.exit_code == 2 and "duplex" in broken.output, broken.output
+
+
+# --- Cricut pictures ---------------------------------------------------------------------------------------------
+
+def test_cricut_cards_are_exactly_the_cut_files_outlines_and_centred(tmp_path: Path) -> None:
+    result = build("growing-discard", BuildOptions(out_dir=tmp_path, cutter="cricut"), Library.open(CONTENT))
+    pictures = sorted(p for p in result.pictures if "-cricut-" in p.name and p.suffix == ".png")
+    assert pictures
+    scale = DPI / INCH
+    for png in pictures:
+        svg = png.with_suffix(".svg").read_text()
+        width_in, height_in = (float(v) for v in re.search(r'width="([\d.]+)in" height="([\d.]+)in"', svg).groups())
+        view_height = float(re.search(r'viewBox="0 0 [\d.]+ ([\d.]+)"', svg)[1])
+        rects = [tuple(float(v) for v in m) for m in
+                 re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
+        with Image.open(png) as image:
+            assert image.size == (round(width_in * DPI), round(height_in * DPI)), (png.name, image.size)
+            alpha = image.getchannel("A")
+        assert view_height * scale == pytest.approx(image.size[1])
+        for x, y, w, h in rects:  # each card's opaque pixels are its outline's, no column or row more
+            left, top, right, bottom = (round(v * scale) for v in (x, y, x + w, y + h))
+            assert right - left == round(mm(63.5) * scale) == 750
+            inside = alpha.crop((left, top, right, bottom))
+            assert inside.getextrema() == (255, 255), (png.name, "a card is not opaque to its outline")
+            for edge in ((left - 1, top, left, bottom), (right, top, right + 1, bottom),
+                         (left, top - 1, right, top), (left, bottom, right, bottom + 1)):
+                assert alpha.crop(edge).getextrema() == (0, 0), (png.name, edge, "opaque outside the outline")
+        bbox = alpha.getbbox()
+        assert bbox is not None
+        margins = (bbox[0], image.size[0] - bbox[2], bbox[1], image.size[1] - bbox[3])
+        assert abs(margins[0] - margins[1]) <= 0 and abs(margins[2] - margins[3]) <= 0, (png.name, margins)
