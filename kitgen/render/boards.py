@@ -96,10 +96,13 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str) 
             window = tile_.window
             items: list[Item] = [Group((Use(names[key]),), translate(ox - window.x, oy - window.y),
                                        Clip(ox, oy, window.width, window.height))]
+            # the dashed line lies inside the part, its outer edge on the trim: the margin cut away is blank
+            half = trim.width / 2
             if tile_.column > 0:  # trim this edge, then lay the part over its left neighbour
-                items.append(Line(ox, oy, ox, oy + window.height, trim))
+                items.append(Line(ox + half, oy, ox + half, oy + window.height, trim))
             if tile_.row > 0:
-                items.append(Line(ox, oy + window.height, ox + window.width, oy + window.height, trim))
+                top = oy + window.height - half
+                items.append(Line(ox, top, ox + window.width, top, trim))
             band = Rect(ox, oy - mm(8), page.width - 2 * ox, mm(7))
             items += label_with_emoji(f"{label} · {board.hint}" if board.hint else label,
                                  Slot(band, 8, align="left", min_size=5))
