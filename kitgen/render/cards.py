@@ -322,7 +322,7 @@ def _slip(design: Design, width: float, height: float, style: Style, bleed: floa
         fold_label = design.xml.find("foldlabel")
         if fold_label is not None:
             words = plain_text(fold_label)
-            items.append(Text(frame.right - mm(1) - string_width(words, regular(), 6), height / 2 + mm(0.8), words,
+            items.append(Text(width - SAFE_INSET - string_width(words, regular(), 6), height / 2 + mm(0.8), words,
                               regular(), 6, BLACK, design.label))
     lines = design.xml.findall("line")
     row = inside.height / max(len(lines), 1)
