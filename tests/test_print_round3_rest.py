@@ -9,12 +9,15 @@ import re
 from pathlib import Path
 
 import pdfplumber
+import pypdf
+import pypdf.generic
 import pytest
 from click.testing import CliRunner
 from PIL import Image
 
 from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
+from kitgen.core.display import Use
 from kitgen.core.units import INCH, mm
 from kitgen.export.cricut import DPI
 from kitgen.load.library import Library
@@ -122,3 +125,72 @@ def test_cricut_cards_are_exactly_the_cut_files_outlines_and_centred(tmp_path: P
         assert bbox is not None
         margins = (bbox[0], image.size[0] - bbox[2], bbox[1], image.size[1] - bbox[3])
         assert abs(margins[0] - margins[1]) <= 0 and abs(margins[2] - margins[3]) <= 0, (png.name, margins)
+
+
+# --- mat trim line -----------------------------------------------------------------------------------------------
+
+def _clips(page) -> list[tuple[float, float, float, float]]:
+    """The rectangles a page's own content stream clips to (the part of the mat it shows), x0, y0, x1, y1."""
+    ops = pypdf.generic.ContentStream(page.get_contents(), page.pdf).operations
+    last, clips, shift = None, [], (0.0, 0.0)
+    for operands, operator in ops:
+        if operator == b"cm":
+            shift = (shift[0] + float(operands[4]), shift[1] + float(operands[5]))
+        elif operator == b"re":
+            x, y, w, h = (float(v) for v in operands)
+            last = (x + shift[0], y + shift[1], x + w + shift[0], y + h + shift[1])
+        elif operator in (b"W", b"W*"):
+            clips.append(last)
+        elif operator == b"Q":
+            shift = (0.0, 0.0)
+    return clips
+
+
+def test_the_mat_trim_line_starts_exactly_at_the_trim_and_leaves_the_cut_away_margin_blank(tmp_path: Path) -> None:
+    result = build("trash", BuildOptions(out_dir=tmp_path), Library.open(CONTENT), language="en")
+    mat = next(f.path for f in result.files if f.path.name.endswith("-mat.pdf"))
+    reader = pypdf.PdfReader(mat)
+    seen = 0
+    with pdfplumber.open(mat) as document:
+        for page, raw in zip(document.pages, reader.pages):
+            (x0, y0, x1, y1), = _clips(raw)
+            for line in page.lines:
+                if not (line.get("dash") or ([], 0))[0]:
+                    continue
+                half = line["linewidth"] / 2
+                if line["x0"] == line["x1"]:  # a vertical trim: the part's left edge, the line's ink right of it
+                    assert abs(line["x0"] - half - x0) < mm(0.001), (page.page_number, line["x0"], x0, half)
+                else:  # a horizontal trim: the part's top edge, the ink below it
+                    top = page.height - line["top"]
+                    assert abs(top + half - y1) < mm(0.001), (page.page_number, top, y1, half)
+                seen += 1
+    assert seen >= 2, "no trim line on the later parts"
+
+
+# --- slips -------------------------------------------------------------------------------------------------------
+
+def test_slip_text_stays_3_mm_inside_every_edge_of_its_slip(tmp_path: Path) -> None:
+    result = build("needle-in-a-card-stack", BuildOptions(out_dir=tmp_path), Library.open(CONTENT))
+    slips = next(f for f in result.files if f.role == "slips")
+    assert slips.document is not None
+    with pdfplumber.open(slips.path) as pdf:
+        checked = 0
+        for shown, page in zip(slips.document.pages, pdf.pages):
+            cells = []
+            for item in shown.items:
+                if isinstance(item, Use) and item.form in slips.document.forms:
+                    bx0, by0, bx1, by1 = slips.document.forms[item.form].bbox
+                    e, f = item.transform[4], item.transform[5]
+                    cells.append((bx0 + e, by0 + f, bx1 + e, by1 + f))
+            assert cells
+            for char in page.chars:
+                if not char["text"].strip():
+                    continue
+                left, right = char["x0"], char["x1"]
+                bottom, top = page.height - char["bottom"], page.height - char["top"]
+                for x0, y0, x1, y1 in cells:
+                    if x0 <= (left + right) / 2 <= x1 and y0 <= (bottom + top) / 2 <= y1:
+                        room = min(left - x0, x1 - right, bottom - y0, y1 - top)
+                        assert room >= mm(3) - mm(0.01), (char["text"], round(room / mm(1), 2))
+                        checked += 1
+        assert checked > 100
