@@ -273,7 +273,8 @@ class KitRenderer:
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
                     self.where(("boards", self.activity.boards.index(board)), f"mat {board.id!r}")))
-            document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
+            document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}",
+                                     large_print=self.style.large_print)
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
             files.append(OutputFile(Path(name), Role.MAT, len(document.pages), document=document))
         return files
