@@ -194,3 +194,34 @@ def test_slip_text_stays_3_mm_inside_every_edge_of_its_slip(tmp_path: Path) -> N
                         assert room >= mm(3) - mm(0.01), (char["text"], round(room / mm(1), 2))
                         checked += 1
         assert checked > 100
+
+
+# --- large print -------------------------------------------------------------------------------------------------
+
+def test_large_print_mats_and_slips_print_every_word_at_12_pt_or_more(tmp_path: Path) -> None:
+    """What players read on a mat (its title, places, note and part labels) and on a slip, at 12 pt or more.
+    (A card sheet's margin, its label and ruler words, is for the adult who cuts it away, and stays small.)"""
+    library = Library.open(CONTENT)
+    options = BuildOptions(out_dir=tmp_path, large_print=True)
+    for activity, language in (("trash", "en"), ("animal-habitats", None)):
+        result = build(activity, options, library, language=language)
+        for mat in (f.path for f in result.files if "-mat" in f.path.name):
+            with pdfplumber.open(mat) as pdf:
+                small = {(round(c["size"], 1), c["text"]) for page in pdf.pages for c in page.chars
+                         if c["text"].strip() and c["size"] < 12 - 0.01}
+                words = " ".join(page.extract_text() or "" for page in pdf.pages)
+            assert not small, (mat.name, sorted(small)[:10])
+            assert "Trim" in words or "part" not in words
+    result = build("needle-in-a-card-stack", options, library)
+    slips = next(f for f in result.files if f.role == "slips")
+    assert slips.document is not None
+    with pdfplumber.open(slips.path) as pdf:
+        for shown, page in zip(slips.document.pages, pdf.pages):
+            cells = [(slips.document.forms[u.form].bbox, u.transform) for u in shown.items
+                     if isinstance(u, Use) and u.form in slips.document.forms]
+            inside = [c for c in page.chars if c["text"].strip() and any(
+                b[0] + t[4] <= c["x0"] <= b[2] + t[4] and b[1] + t[5] <= page.height - c["bottom"] <= b[3] + t[5]
+                for b, t in cells)]
+            assert len(inside) > 100
+            small = sorted({(round(c["size"], 1), c["text"]) for c in inside if c["size"] < 12 - 0.01})
+            assert not small, small[:10]
