@@ -39,7 +39,8 @@ def calibration_pdf(page: PaperSize, duplex: str = "long") -> bytes:
     back += _text(page, [
         "Duplex alignment test · page 2 (back)",
         "Against the light, find the centre of the front's cross on these scales (mm, right and up are +).",
-        "Save what you read: kitgen printer add ROOM --back-offset X,Y   then build with --printer ROOM.",
+        "Save what you read: kitgen printer add ROOM --back-offset X,Y"
+        + (" --duplex short" if duplex == "short" else "") + "   then build with --printer ROOM.",
         "A cross exactly on 0,0 means your printer needs no correction.",
     ])
     document = Document("kitgen duplex alignment test", [Page(page.width, page.height, front),

@@ -31,6 +31,10 @@ MAX_CONFIG_BYTES = 1_000_000
 MAX_OFFSET_MM = 20.0  # the range of --back-offset
 
 
+DUPLEX_MODES = ("long", "short")  # the flips a back offset is measured for
+DUPLEX_MEASURED = "long"  # a profile saved before the duplex mode was stored was measured for the default flip
+
+
 def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number of mm")
 
@@ -40,6 +44,9 @@ def _profile_problem(profile: object) -> str | None:
     if not isinstance(profile, dict) or "back_offset_mm" not in profile:
         return f"expected {{\"back_offset_mm\": [X, Y]}}, got {profile!r:.80}"
     pair = profile["back_offset_mm"]
+    if profile.get("duplex", DUPLEX_MEASURED) not in DUPLEX_MODES:
+        return f"duplex: expected 'long' or 'short' (the flip the offset was measured with), got " \
+               f"{profile['duplex']!r:.80}"
     if not (isinstance(pair, list) and len(pair) == 2
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
                     and abs(v) <= MAX_OFFSET_MM for v in pair)):
@@ -73,11 +80,15 @@ def load_printers() -> dict[str, dict[str, Any]]:
     return data
 
 
-def save_printer(name: str, back_offset_mm: tuple[float, float]) -> Path:
+def save_printer(name: str, back_offset_mm: tuple[float, float], duplex: str = DUPLEX_MEASURED) -> Path:
+    """Save the offset measured on the calibration page printed with the flip `duplex` ('long' or 'short')."""
+    if duplex not in DUPLEX_MODES:
+        raise UsageError(f"expected --duplex long or short (the flip the calibration page was printed with), "
+                         f"got {duplex!r}")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,40}", name):
         raise UsageError(f"{name!r} is not a usable printer name (letters, digits, '-', '_', '.')")
     printers = load_printers()
-    printers[name] = {"back_offset_mm": list(back_offset_mm)}
+    printers[name] = {"back_offset_mm": list(back_offset_mm), "duplex": duplex}
     from kitgen.core.atomic import write_atomic
 
     path = config_file()
@@ -85,10 +96,24 @@ def save_printer(name: str, back_offset_mm: tuple[float, float]) -> Path:
     return path
 
 
-def printer_offset(name: str) -> tuple[float, float]:
+def printer_duplex(profile: dict[str, Any]) -> str:
+    """The flip a profile's offset was measured with: its `duplex`, or long for a profile saved without one."""
+    return str(profile.get("duplex", DUPLEX_MEASURED))
+
+
+def printer_offset(name: str, duplex: str | None = None) -> tuple[float, float]:
+    """The back offset of profile `name`. With `duplex` (the build's flip, 'long' or 'short'), a profile measured
+    with the other flip is refused: flipped on the other edge the back lands shifted another way, so its offset
+    would move the backs wrong."""
     printers = load_printers()
     if name not in printers:
         known = ", ".join(sorted(printers)) or "none yet (kitgen printer add NAME --back-offset X,Y)"
         raise UsageError(f"no printer profile {name!r}; profiles: {known}")
+    measured = printer_duplex(printers[name])
+    if duplex in DUPLEX_MODES and duplex != measured:
+        raise UsageError(f"printer {name!r} was measured flipping on the {measured} edge, and this build prints "
+                         f"backs for a flip on the {duplex} edge: its back offset would shift them wrong. Print "
+                         f"kitgen calibrate --duplex {duplex}, then save a profile for it (kitgen printer add "
+                         f"NAME --back-offset X,Y --duplex {duplex}), or build with --duplex {measured}")
     x, y = printers[name]["back_offset_mm"]
     return float(x), float(y)

@@ -67,7 +67,7 @@ def request(library: Library, typed: dict[str, Any], **fixed: Any) -> Request:
         if chosen.get("duplex") == Duplex.SHORT:
             chosen.pop("duplex")
     elif printer and "back_offset_mm" not in chosen:  # a printer profile's shift, for duplex only
-        chosen["back_offset_mm"] = printer_offset(printer)
+        chosen["back_offset_mm"] = printer_offset(printer, str(chosen.get("duplex", Duplex.LONG)))
     chosen = {name: value for name, value in chosen.items() if name in OPTION_NAMED or name == "incremental"}
     options = BuildOptions(**chosen)
     return Request(options.placed(), language, printer, options.out_dir)

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from kitgen.app.calibrate import calibration_pdf
-from kitgen.app.printers import config_file, load_printers, save_printer
+from kitgen.app.printers import config_file, load_printers, printer_duplex, save_printer
 from kitgen.app.request import known_ids
 from kitgen.app.settings import chosen_options
 from kitgen.cli.common import (content_option, debug_option, flags, guarded, main, stopping_like_ctrl_c, typed,
@@ -107,8 +107,10 @@ def printer() -> None:
 @printer.command(name="add")
 @click.argument("name")
 @click.option("--back-offset", required=True, metavar="X,Y", help="What kitgen calibrate's back page showed, in mm.")
+@click.option("--duplex", type=click.Choice([Duplex.LONG.value, Duplex.SHORT.value]), default="long",
+              show_default=True, help="The edge the calibration page was flipped on (as given to kitgen calibrate).")
 @debug_option
-def printer_add(name: str, back_offset: str, debug: bool) -> None:
+def printer_add(name: str, back_offset: str, duplex: str, debug: bool) -> None:
     """Save (or replace) a printer profile.
 
     \b
@@ -116,8 +118,8 @@ def printer_add(name: str, back_offset: str, debug: bool) -> None:
       kitgen printer add room12 --back-offset 1.5,-0.8
     """
     def run() -> None:
-        path = save_printer(name, parse_offset(back_offset))
-        click.echo(f"saved printer {name!r} in {path}")
+        path = save_printer(name, parse_offset(back_offset), duplex)
+        click.echo(f"saved printer {name!r} (measured flipping on the {duplex} edge) in {path}")
 
     guarded(run, debug)
 
@@ -137,6 +139,7 @@ def printer_list(debug: bool) -> None:
             click.echo(f"no printer profiles yet ({config_file()})")
         for name, profile in sorted(printers.items()):
             x, y = profile["back_offset_mm"]
-            click.echo(f"{name}: back offset {x:+g} mm, {y:+g} mm")
+            click.echo(f"{name}: back offset {x:+g} mm, {y:+g} mm, measured flipping on the "
+                       f"{printer_duplex(profile)} edge")
 
     guarded(run, debug)

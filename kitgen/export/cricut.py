@@ -12,6 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from dataclasses import dataclass
 
+from PIL import Image as PILImage, ImageChops, ImageDraw
+from PIL.Image import Image
+
 from kitgen.core.display import Box, DECK_MARKED, Document, Item, Page, translate, Use, WHITE
 from kitgen.core.files import OutputFile
 from kitgen.export.exporter import CARD_FILES, Exporter, title_text
@@ -119,10 +122,33 @@ def cricut_files(document: Document, card_width: float, card_height: float, blee
     for index, ((grid, cards), image) in enumerate(zip(placed, pictures), 1):
         if image.size != grid.pixels:  # PDFium rounds the page size; the picture must be exactly the area
             image = image.crop((0, 0, *grid.pixels))
+        image = _clear_outside(image, grid, [rect for rect, _ in cards])
         name = f"{stem}-cricut-{index:02d}"
         files[f"{name}.png"] = encoded(image, "PNG", dpi=(DPI, DPI))
         files[f"{name}.svg"] = cut_svg(grid, [rect for rect, _ in cards], corner, name).encode("utf-8")
     return files
+
+
+def card_pixels(grid: CricutLayout, rect: Rect) -> tuple[int, int, int, int]:
+    """The pixels a card and its bleed cover on the picture: (left, top, right, bottom), right and bottom
+    exclusive, rows counted from the top."""
+    scale = DPI / INCH
+    return (round((rect.x - grid.bleed) * scale), round((grid.height - rect.top - grid.bleed) * scale),
+            round((rect.right + grid.bleed) * scale), round((grid.height - rect.y + grid.bleed) * scale))
+
+
+def _clear_outside(image: Image, grid: CricutLayout, cells: list[Rect]) -> Image:
+    """The picture transparent outside its cards: PDFium fills a rectangle out to the next whole pixel, so an
+    edge a rounding error past a pixel boundary painted one column more (751 px for a 750 px card), off the
+    cut file's outline."""
+    mask = PILImage.new("L", image.size, 0)
+    draw = ImageDraw.Draw(mask)
+    for rect in cells:
+        left, top, right, bottom = card_pixels(grid, rect)
+        draw.rectangle((left, top, right - 1, bottom - 1), fill=255)
+    rgba = image.convert("RGBA")
+    rgba.putalpha(ImageChops.multiply(rgba.getchannel("A"), mask))
+    return rgba
 
 
 def kit_cricut_files(files: list[OutputFile], resolved: ResolvedOptions, options: BuildOptions) -> dict[str, bytes]:

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, translate,
                                  Use)
-from kitgen.plan.imposition import Rect
+from kitgen.plan.imposition import PAGE_MARGIN, Rect
 from kitgen.plan.tiling import alignment_marks, BoardLayout, Tile
 from kitgen.core.errors import UnprintableContent
 from kitgen.render.fit import DoesNotFit, Slot
@@ -19,6 +19,7 @@ from kitgen.core.units import mm, PaperSize
 
 MARK_RADIUS = mm(2.5)
 SEAM_CLEARANCE = mm(3)  # between a sentence and the glue strip it must not cross
+LARGE_BAND = mm(13)  # large print: the part label's band under a part, two lines of 12 pt
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,12 @@ class BoardPrint:
     where: str = "board"  # file:line:column of the board, for error messages
 
 
-def _board(board: BoardPrint) -> list[Item]:
+LARGE_LABEL = 12  # a mat's part labels and, under its first part, its note, in large print (pt)
+
+
+def _board(board: BoardPrint, note_inside: bool = True) -> list[Item]:
     try:
-        return _board_parts(board)
+        return _board_parts(board, note_inside)
     except DoesNotFit as error:
         unprintable = UnprintableContent(f"{board.where}: the text {str(error)[:60]!r} does not fit on the mat even "
                                          "at the smallest size; shorten it")
@@ -44,7 +48,7 @@ def _board(board: BoardPrint) -> list[Item]:
         return []
 
 
-def _board_parts(board: BoardPrint) -> list[Item]:
+def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
     layout = board.layout
     items: list[Item] = [Box(mm(3), mm(3), layout.size.width - mm(6), layout.size.height - mm(6), Stroke(1, BLACK),
                              radius=mm(4))]
@@ -61,7 +65,7 @@ def _board_parts(board: BoardPrint) -> list[Item]:
             items += fitted_with_emoji(inline_markup(labels[index]), Slot(box, 60, bold=True, color=(0.55, 0.55, 0.55)),
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
-    if note is not None:
+    if note is not None and note_inside:
         band = clear_of_seams(Rect(mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5)), board.tiles)
         items += fitted_with_emoji(inline_markup(note), Slot(band, 9, min_size=6), origin=board.where)[0]
     pen = Stroke(0.4, BLACK)
@@ -79,29 +83,63 @@ def clear_of_seams(box: Rect, tiles: list[Tile]) -> Rect:
     return box
 
 
-def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str) -> Document:
-    """Every part of every board, one page each; each board is one form, clipped to the part it shows."""
+def _note_below(board: BoardPrint, page: PaperSize) -> list[Item] | None:
+    """Large print: the mat's note at 12 pt or more in the free page under its first part, below that part's
+    label; None when it does not fit there (the note then stays inside the mat, at the size that fits)."""
+    note = board.xml.find("note")
+    if note is None or not board.tiles:
+        return None
+    ox, oy = board.tiles[0].origin
+    top = oy - LARGE_BAND - mm(1)  # right under the part's label
+    height = min(top - PAGE_MARGIN, mm(20))  # three lines of 14 pt at most
+    band = Rect(ox, top - height, page.width - 2 * ox, height)
+    if band.height < 2 * LARGE_LABEL:
+        return None
+    try:
+        return fitted_with_emoji(inline_markup(note), Slot(band, 14, align="left", min_size=LARGE_LABEL),
+                                 origin=board.where)[0]
+    except DoesNotFit:
+        return None
+
+
+def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str,
+                  large_print: bool = False) -> Document:
+    """Every part of every board, one page each; each board is one form, clipped to the part it shows. In large
+    print the part labels are 12 pt and the mat's note moves under the first part at 12 pt or more, where the page
+    has room (inside the mat it has a 4.5 mm band)."""
     register_fonts()
     document = Document(title)
     names: dict[int, str] = {}
+    notes: dict[int, list[Item] | None] = {}
     trim = Stroke(0.5, BLACK, (3, 2))
     for board in boards:
         key = id(board.xml)
         if key not in names:
             name = names[key] = f"board{len(names)}"
+            notes[key] = _note_below(board, page) if large_print else None
             document.forms[name] = Form(name, (0, 0, board.layout.size.width, board.layout.size.height),
-                                        tuple(_board(board)), board.where)
+                                        tuple(_board(board, notes[key] is None)), board.where)
         for tile_, label in zip(board.tiles, board.labels):
             ox, oy = tile_.origin
             window = tile_.window
             items: list[Item] = [Group((Use(names[key]),), translate(ox - window.x, oy - window.y),
                                        Clip(ox, oy, window.width, window.height))]
+            # the dashed line lies inside the part, its outer edge on the trim: the margin cut away is blank
+            half = trim.width / 2
             if tile_.column > 0:  # trim this edge, then lay the part over its left neighbour
-                items.append(Line(ox, oy, ox, oy + window.height, trim))
+                items.append(Line(ox + half, oy, ox + half, oy + window.height, trim))
             if tile_.row > 0:
-                items.append(Line(ox, oy + window.height, ox + window.width, oy + window.height, trim))
-            band = Rect(ox, oy - mm(8), page.width - 2 * ox, mm(7))
-            items += label_with_emoji(f"{label} · {board.hint}" if board.hint else label,
-                                 Slot(band, 8, align="left", min_size=5))
+                top = oy + window.height - half
+                items.append(Line(ox, top, ox + window.width, top, trim))
+            words = f"{label} · {board.hint}" if board.hint else label
+            if large_print:
+                room = max(mm(8), min(LARGE_BAND, oy - mm(4)))  # a full-height part leaves only its 8 mm band
+                band = Rect(ox, oy - room, page.width - 2 * ox, room - mm(1))
+                items += label_with_emoji(words, Slot(band, LARGE_LABEL, align="left", min_size=LARGE_LABEL))
+                if tile_.number == 1 and notes[key]:
+                    items += notes[key] or []
+            else:
+                band = Rect(ox, oy - mm(8), page.width - 2 * ox, mm(7))
+                items += label_with_emoji(words, Slot(band, 8, align="left", min_size=5))
             document.pages.append(Page(page.width, page.height, items))
     return document

@@ -300,6 +300,9 @@ def _back(design: Design, width: float, height: float, style: Style, bleed: floa
 def _slip(design: Design, width: float, height: float, style: Style, bleed: float) -> list[Item]:
     """A small form; with a fold line, the outside half is hatched so writing on the inside stays hidden."""
     frame = Rect(0, 0, width, height).inset(mm(1.5))
+    # large print: every word a player reads on the slip at 12 pt or more
+    heading_size, line_size, fold_size = (16, 12, 12) if style.large_print else (11, 9, 6)
+    least = 12 if style.large_print else None
     items: list[Item] = [Box(frame.x, frame.y, frame.width, frame.height, Stroke(0.5, (0.3,)))]
     safe = Rect(0, 0, width, height).inset(SAFE_INSET)
     fold = design.xml.get("fold") == "yes"
@@ -309,30 +312,37 @@ def _slip(design: Design, width: float, height: float, style: Style, bleed: floa
     heading = "<br/>".join(([f"<b>{inline_markup(title)}</b>"] if title is not None else []) + texts)
     if not fold and heading:  # an open form: title and text on top, the write-in lines below
         head = Rect(safe.x, safe.top - safe.height * 0.3, safe.width, safe.height * 0.3)
-        items += _fit_or_fail(design, "title", heading, Slot(head, 11))
+        items += _fit_or_fail(design, "title", heading, _slot(head, heading_size, least))
         inside = Rect(safe.x, safe.y, safe.width, safe.height * 0.68)
     if fold:
-        outside = Rect(safe.x + mm(2), height / 2 + mm(3), safe.width - mm(4), safe.top - height / 2 - mm(6))
+        # large print: the box starts above the fold label's 12 pt and reaches nearer the safe line
+        clear, pad = (mm(5.2), mm(1)) if style.large_print else (mm(3), mm(3))
+        outside = Rect(safe.x + mm(2), height / 2 + clear, safe.width - mm(4), safe.top - height / 2 - clear - pad)
         if not style.light:  # hatching hides what is written inside when the slip is folded
             items.append(Group(_pattern("stripes", width, height),
                                clip=Clip(frame.x, height / 2, frame.width, frame.top - height / 2)))
             items.append(Box(outside.x, outside.y, outside.width, outside.height, None, WHITE))
-        items += _fit_or_fail(design, "outside", heading, Slot(outside, 11))
+        items += _fit_or_fail(design, "outside", heading, _slot(outside, heading_size, least))
         items.append(Line(frame.x, height / 2, frame.right, height / 2, Stroke(0.5, BLACK, (3, 2))))
         fold_label = design.xml.find("foldlabel")
         if fold_label is not None:
             words = plain_text(fold_label)
-            items.append(Text(frame.right - mm(1) - string_width(words, regular(), 6), height / 2 + mm(0.8), words,
-                              regular(), 6, BLACK, design.label))
+            items.append(Text(width - SAFE_INSET - string_width(words, regular(), fold_size), height / 2 + mm(0.8),
+                              words, regular(), fold_size, BLACK, design.label))
     lines = design.xml.findall("line")
     row = inside.height / max(len(lines), 1)
     for index, line in enumerate(lines):
         top = inside.top - index * row
         box = Rect(inside.x, top - row, inside.width, row)
         label_box = Rect(box.x, box.y + mm(1), box.width, min(box.height - mm(1), mm(5)))
-        items += _fit_or_fail(design, "line", inline_markup(line), Slot(label_box, 9, align="left"))
+        items += _fit_or_fail(design, "line", inline_markup(line), _slot(label_box, line_size, least, "left"))
         items.append(Line(box.x, box.y + mm(0.8), box.right, box.y + mm(0.8), Stroke(0.4, BLACK)))
     return items
+
+
+def _slot(box: Rect, size: float, least: float | None, align: str = "center") -> Slot:
+    """A slip's text slot: at `size`, shrunk to fit no smaller than `least` (large print) or the usual minimum."""
+    return Slot(box, size, align=align) if least is None else Slot(box, size, align=align, min_size=least)
 
 
 def _fit_or_fail(design: Design, part: str, markup: str, slot: Slot) -> list[Item]:
@@ -541,7 +551,7 @@ def render_card_sheets(
     guide_lines = [Line(g.x0, g.y0, g.x1, g.y1, CUT_LINE) for g in cut_guides(grid)]
 
     def page(side: str, sheet: CardSheet[_Card], items: list[Item], outlines: list[Rect], band: Rect,
-             trim: Rect) -> Page:
+             trim: Rect, named: str = "") -> Page:
         """`outlines`: the cards whose cut lines are drawn (faces only: a line on a back would show on the card)."""
         art = trim.inset(-bleed)
         boxes = {"trim": (trim.x, trim.y, trim.right, trim.top), "bleed": (art.x, art.y, art.right, art.top)}
@@ -555,7 +565,7 @@ def render_card_sheets(
             items += registration_marks(grid.page)
         if side == "faces":  # no room for the marks of the vertical cuts: a hairline on each, cut away with it
             items += guide_lines
-        label = text.sheet_label(sheet.number, len(sheets), side)
+        label = text.sheet_label(sheet.number, len(sheets), named or side)  # a fold sheet: "faces and backs"
         if grid.side is not None:
             items += _side_calibration(grid, label, text.ruler_note, letter)
         else:
@@ -589,7 +599,8 @@ def render_card_sheets(
                 items += [place(rect, "back", back_of(item), back_designs[back_of(item)], True)
                           for rect, item in sheet.backs]
                 items += _fold_line(grid, text.fold_label)
-                document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
+                document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim,
+                                           "fold"))
                 continue
             document.pages.append(page("faces", sheet, items, [r for r, _ in sheet.faces], grid.band, face_trim))
             if with_backs:

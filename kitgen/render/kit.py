@@ -142,7 +142,7 @@ class KitRenderer:
 
     def sheet_label(self, what: str) -> Callable[[int, int, str], str]:
         _ = self.gettext
-        sides = {"faces": _("faces"), "backs": _("backs")}
+        sides = {"faces": _("faces"), "backs": _("backs"), "fold": _("faces and backs, fold on the line")}
 
         def label(number: int, total: int, side: str) -> str:
             return _("%(title)s · %(what)s · sheet %(n)d of %(total)d") % {
@@ -273,7 +273,8 @@ class KitRenderer:
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
                     self.where(("boards", self.activity.boards.index(board)), f"mat {board.id!r}")))
-            document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}")
+            document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}",
+                                     large_print=self.style.large_print)
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
             files.append(OutputFile(Path(name), Role.MAT, len(document.pages), document=document))
         return files
