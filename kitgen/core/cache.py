@@ -33,10 +33,9 @@ def cache_dir() -> Path | None:
     return home / ".cache" / "kitgen"
 
 
-@lru_cache(maxsize=8)
 def _private_folder(folder: Path) -> bool:
     """Create `folder` for this user alone; False when it exists but others could write to it (then it is not
-    used). Checked once per process."""
+    used). Checked at every use (a stat): a long-running serve or watch sees a folder opened to others later."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = folder.stat()
