@@ -46,7 +46,23 @@ def _emoji_files() -> frozenset[str]:
 
 
 def _key(sequence: str) -> str:
-    return "-".join(f"{ord(ch):X}" for ch in sequence)
+    """The drawing's file name: each code point in hex, at least four digits (`0033-FE0F-20E3` for 3️⃣)."""
+    return "-".join(f"{ord(ch):04X}" for ch in sequence)
+
+
+KEYCAP = "\u20e3"  # COMBINING ENCLOSING KEYCAP: after a digit, # or * (and VS16) it makes the keycap emoji
+
+
+def _starts_emoji(text: str, i: int, missing: set[str]) -> bool:
+    """Whether an emoji may start at `i`: a character the fonts lack, or a digit, # or * made a keycap."""
+    return text[i] in missing or text[i + 1:i + 3] in (KEYCAP, "\ufe0f" + KEYCAP) or text[i + 1:i + 2] == KEYCAP
+
+
+def _drawn_as(sequence: str, files: frozenset[str]) -> str | None:
+    """The file key that draws `sequence`: as written, without its VS16s, or a keycap written without VS16."""
+    plain = sequence.replace("\ufe0f", "")
+    candidates = [sequence, plain] + ([plain[0] + "\ufe0f" + KEYCAP] if len(plain) == 2 and plain[1] == KEYCAP else [])
+    return next((_key(c) for c in candidates if _key(c) in files), None)
 
 
 MAX_SEQUENCE = 10  # code points of the longest emoji sequence (families, flags of regions)
@@ -59,12 +75,11 @@ def emoji_runs(text: str, missing: set[str]) -> list[tuple[int, int, str]]:
     runs = []
     i = 0
     while i < len(text):
-        if text[i] in missing:
+        if _starts_emoji(text, i, missing):
             for end in range(min(len(text), i + MAX_SEQUENCE), i, -1):
-                sequence = text[i:end]
-                key = _key(sequence)
-                if key in files or _key(sequence.replace("\ufe0f", "")) in files:
-                    runs.append((i, end, key if key in files else _key(sequence.replace("\ufe0f", ""))))
+                key = _drawn_as(text[i:end], files)
+                if key is not None:
+                    runs.append((i, end, key))
                     i = end
                     break
             else:
