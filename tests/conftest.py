@@ -55,6 +55,14 @@ def kitgen_env(folder: Path, **extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+def small_activity(activity_id: str, title: str, purpose: str, cards: str = "", back: str = "{title: Main}") -> str:
+    """The YAML of a two-player test activity of one deck `main`; `cards` is the deck's `cards:` value (a file
+    mapping) or empty, for card lines to follow (six spaces in: `      - {id: a, count: 1}`)."""
+    return (f"id: {activity_id}\ntitle: {title}\npurpose: {purpose}\ncategory: Test\nplayers: 2\nminutes: 10\n"
+            "rules:\n  prepare: Shuffle the cards.\n  play: Take turns.\n"
+            f"decks:\n  - id: main\n    name: Main\n    back: {back}\n    cards:{' ' + cards if cards else ''}\n")
+
+
 def pt_to_mm(points: float) -> float:
     return points * MM_PER_PT
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import forked
 import pytest
-from conftest import CONTENT, kitgen_env
+from conftest import CONTENT, kitgen_env, small_activity
 from lxml import etree
 
 from kitgen.pictures.svg import expanded_elements, MAX_ELEMENTS
@@ -21,22 +21,7 @@ MEMORY = 1_500_000_000  # bytes of address space a refused case's process may ma
 HANG_GUARD = 120  # seconds: a run still going then is stopped and fails (a hang guard, not a duration asserted)
 SVG_NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 
-ACTIVITY = """\
-id: pics
-title: Pictures
-purpose: A tiny activity with pictures.
-category: Test
-players: 2
-minutes: 10
-rules:
-  prepare: Shuffle the cards.
-  play: Take turns.
-decks:
-  - id: main
-    name: Main
-    back: {title: Main}
-    cards:
-"""
+ACTIVITY = small_activity("pics", "Pictures", "A tiny activity with pictures.")
 
 
 def kitgen(folder: Path, *args: str) -> forked.Completed:
@@ -109,22 +94,8 @@ def test_an_svg_too_large_to_draw_is_refused_before_it_is_drawn(tmp_path: Path, 
 # --------------------------------------------------------------------------- spreadsheet headings in linear work
 
 
-WIDE = """\
-id: wide
-title: Wide sheet
-purpose: A tiny activity whose cards come from a wide spreadsheet.
-category: Test
-players: 2
-minutes: 10
-rules:
-  prepare: Shuffle the cards.
-  play: Take turns.
-decks:
-  - id: main
-    name: Main
-    back: {title: Main}
-    cards: {file: wide.csv, data: [legs, wings]}
-"""
+WIDE = small_activity("wide", "Wide sheet", "A tiny activity whose cards come from a wide spreadsheet.",
+                      "{file: wide.csv, data: [legs, wings]}")
 
 
 class CountingList(list):  # type: ignore[type-arg]

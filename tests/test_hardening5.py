@@ -10,7 +10,7 @@ from pathlib import Path
 
 import forked
 import pytest
-from conftest import CONTENT, kitgen_env
+from conftest import CONTENT, kitgen_env, small_activity
 
 MEMORY = 1_500_000_000  # bytes of address space a run may map
 HANG_GUARD = 120  # seconds: a run still going then is stopped and fails (a guard, not a duration asserted)
@@ -264,23 +264,8 @@ def test_a_workbook_of_a_million_rows_is_refused_before_it_is_read(tmp_path: Pat
 
 # --------------------------------------------------------------------------- NaN card data
 
-NAN_ACTIVITY = """\
-id: nan
-title: Points
-purpose: A tiny activity whose card data holds a number that is no number.
-category: Test
-players: 2
-minutes: 10
-rules:
-  prepare: Shuffle the cards.
-  play: Take turns.
-decks:
-  - id: main
-    name: Main
-    back: {title: Main}
-    cards:
-      - {id: a, name: A, count: 1, caption: "two + two = {{ pts }} pts", data: {pts: VALUE}}
-"""
+NAN_ACTIVITY = small_activity("nan", "Points", "A tiny activity whose card data holds a number that is no number.") + (
+    '      - {id: a, name: A, count: 1, caption: "two + two = {{ pts }} pts", data: {pts: VALUE}}\n')
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
