@@ -63,6 +63,25 @@ def small_activity(activity_id: str, title: str, purpose: str, cards: str = "", 
             f"decks:\n  - id: main\n    name: Main\n    back: {back}\n    cards:{' ' + cards if cards else ''}\n")
 
 
+def library_copy(tmp_path: Path, relative: str, *changes: tuple[str, str]) -> Path:
+    """The library's activity file `relative` (its folder too, for a folder activity) in a library of its own,
+    each (old, new) replaced once; the content folder."""
+    content = tmp_path / "content"
+    source = CONTENT / relative
+    if source.parent != CONTENT:
+        shutil.copytree(source.parent, content / source.parent.name)
+    else:
+        content.mkdir()
+        shutil.copyfile(source, content / relative)
+    path = content / relative
+    text = path.read_text(encoding="utf-8")
+    for old, new in changes:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return content
+
+
 def pt_to_mm(points: float) -> float:
     return points * MM_PER_PT
 

@@ -7,7 +7,6 @@ count still typed is a located note.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from kitgen.app.build import build, BuildOptions
@@ -15,26 +14,11 @@ from kitgen.check.content import check_activity
 from kitgen.load.library import Library
 from kitgen.load.loader import load_activity
 
-from conftest import CONTENT, file_of, page_facts
+from conftest import CONTENT, file_of, library_copy, page_facts
 
 
 def copy(tmp_path: Path, relative: str, *changes: tuple[str, str]) -> Path:
-    """The library's activity file `relative` (its folder too, for a folder activity) in a library of its own,
-    each (old, new) replaced once; the content folder."""
-    content = tmp_path / "content"
-    source = CONTENT / relative
-    if source.parent != CONTENT:
-        shutil.copytree(source.parent, content / source.parent.name)
-    else:
-        content.mkdir()
-        shutil.copyfile(source, content / relative)
-    path = content / relative
-    text = path.read_text(encoding="utf-8")
-    for old, new in changes:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    path.write_text(text, encoding="utf-8")
-    return content
+    return library_copy(tmp_path, relative, *changes)
 
 
 def texts(content: Path, activity_id: str, role: str, tmp_path: Path, language: str | None = None) -> str:

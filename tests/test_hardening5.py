@@ -8,23 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import forked
 import pytest
 from conftest import CONTENT, kitgen_env, small_activity
 
-MEMORY = 1_500_000_000  # bytes of address space a run may map
-HANG_GUARD = 120  # seconds: a run still going then is stopped and fails (a guard, not a duration asserted)
-
-
-def kitgen(folder: Path, *args: str) -> forked.Completed:
-    return forked.run(list(args), cwd=folder, env=kitgen_env(folder), timeout=HANG_GUARD, memory=MEMORY)
-
-
-def refused(run: forked.Completed) -> list[str]:
-    """The error lines of a run that ended with exit 2, no traceback and no internal error."""
-    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr[-3000:]
-    assert run.returncode == 2, (run.returncode, run.stdout[-2000:], run.stderr[-3000:])
-    return run.stderr.splitlines()
+from test_hardening4 import HANG_GUARD, kitgen, MEMORY, refused  # noqa: E402,F401 (the same forked runs)
 
 
 # --------------------------------------------------------------------------- language: 7

@@ -7,7 +7,6 @@ the host key's walkthroughs: an impossible one is refused with its place in the 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -16,21 +15,12 @@ from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
 from kitgen.load.library import Library
 
-from conftest import CONTENT, file_of, page_facts
+from conftest import CONTENT, file_of, library_copy, page_facts
 
 
 def copy(tmp_path: Path, activity_id: str, *changes: tuple[str, str]) -> Path:
     """The library activity in a folder of its own, each (old, new) replaced once; the folder."""
-    content = tmp_path / "content"
-    content.mkdir()
-    path = content / f"{activity_id}.yaml"
-    shutil.copyfile(CONTENT / f"{activity_id}.yaml", path)
-    text = path.read_text(encoding="utf-8")
-    for old, new in changes:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    path.write_text(text, encoding="utf-8")
-    return content
+    return library_copy(tmp_path, f"{activity_id}.yaml", *changes)
 
 
 def sheet_pages(content: Path, tmp_path: Path, activity_id: str) -> list[str]:

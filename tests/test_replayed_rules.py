@@ -8,7 +8,6 @@ turns. An impossible step is refused at its place in the file, exit 2; the print
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -17,20 +16,12 @@ from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
 from kitgen.load.library import Library
 
-from conftest import CONTENT, file_of, page_facts
+from conftest import CONTENT, file_of, library_copy, page_facts
 
 
 def copy_trash(tmp_path: Path, *changes: tuple[str, str]) -> Path:
     """Trash (both editions) in a library of its own, each (old, new) replaced once in activity.yaml."""
-    content = tmp_path / "content"
-    shutil.copytree(CONTENT / "trash", content / "trash")
-    path = content / "trash" / "activity.yaml"
-    text = path.read_text(encoding="utf-8")
-    for old, new in changes:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    path.write_text(text, encoding="utf-8")
-    return content
+    return library_copy(tmp_path, "trash/activity.yaml", *changes)
 
 
 def copy_needle(tmp_path: Path, *changes: tuple[str, str]) -> Path:
