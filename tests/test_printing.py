@@ -805,12 +805,34 @@ def render_gray(path: Path, index: int, dpi: float):
     return image, dpi / 72
 
 
+@lru_cache(maxsize=None)
+def _words_by_page(path: str, mtime_ns: int) -> tuple[tuple[tuple[str, Box], ...], ...]:
+    """Every word of every page with its box in PDF space (PDFium's font-height boxes, as pdfplumber's: the file
+    read once, some 30 times quicker than pdfplumber's layout)."""
+    document = pdfium.PdfDocument(path)
+    try:
+        pages = []
+        for page in document:
+            textpage = page.get_textpage()
+            text = textpage.get_text_range(0, textpage.count_chars())
+            words: list[tuple[str, Box]] = []
+            start = None
+            for index, char in enumerate(text + " "):
+                if start is None and not char.isspace():
+                    start = index
+                elif start is not None and char.isspace():
+                    boxes = [textpage.get_charbox(i, loose=True) for i in range(start, index)]
+                    words.append((text[start:index], Box(min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                                         max(b[2] for b in boxes), max(b[3] for b in boxes))))
+                    start = None
+            pages.append(tuple(words))
+        return tuple(pages)
+    finally:
+        document.close()
+
+
 def _word_boxes(path: Path, index: int, words: set[str]) -> list[Box]:
-    with pdfplumber.open(path, pages=[index + 1]) as pdf:
-        page = pdf.pages[0]
-        height = float(page.height)
-        return [Box(w["x0"], height - w["bottom"], w["x1"], height - w["top"])
-                for w in page.extract_words() if w["text"] in words]
+    return [box for text, box in _words_by_page(str(path), path.stat().st_mtime_ns)[index] if text in words]
 
 
 @pytest.mark.parametrize("variant", ["fold", "fold-letter"])
