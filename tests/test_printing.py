@@ -342,8 +342,11 @@ def viewer_preferences(path: Path) -> dict:
 
 @lru_cache(maxsize=None)
 def _text(path: str, mtime_ns: int) -> str:
-    with pdfplumber.open(path) as pdf:
-        return " ".join(" ".join((page.extract_text() or "").split()) for page in pdf.pages)
+    document = pdfium.PdfDocument(path)  # PDFium's text: some 30 times quicker than pdfplumber's layout
+    try:
+        return " ".join(" ".join(page.get_textpage().get_text_range().split()) for page in document)
+    finally:
+        document.close()
 
 
 def text_of(path: Path) -> str:

@@ -40,6 +40,7 @@ def test_the_settings_are_strict() -> None:
         assert not any(module.split(".")[0] == "kitgen" for module in modules), override
 
 
+@pytest.mark.slow  # a whole mypy run (7 s of CPU): with the slow run, and .ci/run runs `python -m mypy` itself too
 def test_the_package_type_checks() -> None:
     run = _mypy()
     output = run.stdout + run.stderr
