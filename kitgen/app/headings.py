@@ -109,11 +109,12 @@ def map_columns(table: Table, fields: list[str], folder: Path) -> list[Column]:
             column.note = f"is headed {heading!r} like column {column_letters(seen[heading])}: not read"
         seen.setdefault(heading, number)
         columns.append(column)
-    claims = sorted((place, group, column.number, name) for column in columns if not column.skip
+    claims = sorted((column.heading != name, group, place, column.number, name) for column in columns
+                    if not column.skip
                     for place, (group, name) in enumerate(_meanings().get(normal(column.heading), []))
-                    if name in fields)
+                    if name in fields)  # a field's own heading first, then by the groups' order
     taken: dict[str, Column] = {}
-    for _, _, number, name in claims:
+    for *_, number, name in claims:
         column = columns[number - 1]
         if column.target is not None or name in taken:
             continue
@@ -136,7 +137,7 @@ def _misfit(table: Table, column: Column, name: str, taken: dict[str, Column], f
     """Why the column's values cannot be the field `name` of every card ('' when they can)."""
     adapter = _adapter(name)
     other = {"image": "picture", "picture": "image"}.get(name)
-    values: set[Any] = set()
+    values: dict[Any, int] = {}  # each value's first row
     for row, cells in table.rows:
         value = cells[column.number - 1] if column.number <= len(cells) else ""
         if value in ("", None):
@@ -147,8 +148,8 @@ def _misfit(table: Table, column: Column, name: str, taken: dict[str, Column], f
             return f"row {row} has a {other} already (a card shows one picture)"
         value = card_value(name, value)
         if name == "id" and value in values:
-            return f"the id {value!r} is in two rows (row {row} the second time)"
-        values.add(value)
+            return f"the id {value!r} is in rows {values[value]} and {row}"
+        values.setdefault(value, row)
         try:
             adapter.validate_python(value)
         except ValidationError as error:

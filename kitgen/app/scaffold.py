@@ -11,7 +11,7 @@ from kitgen.app.new_cards import mapped_cards
 from kitgen.app.schema import write_schema
 from kitgen.app.settings import settings_file, template
 from kitgen.core.atomic import write_atomic
-from kitgen.core.errors import ContentError, UsageError
+from kitgen.core.errors import ContentError, display_path, UsageError
 from kitgen.load.fields import ID_PATTERN
 from kitgen.load.library import builtin_root, Library
 
@@ -52,8 +52,9 @@ def scaffold(content: Path, activity_id: str, table: Path | None = None, sheet: 
         check(activity_id, Library(content))  # the promise: its first build succeeds
     except ContentError as error:
         shutil.rmtree(folder)
+        copy = display_path(folder / table.name)  # said of the file the teacher has, the copy being gone
         raise UsageError(f"{table} cannot become cards as it is, so nothing was written:\n"
-                         + "\n".join(str(p) for p in error.problems[:10])) from None
+                         + "\n".join(str(p).replace(copy, str(table)) for p in error.problems[:10])) from None
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
