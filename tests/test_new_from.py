@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pdfplumber
+from PIL import Image
 from click.testing import CliRunner
 
 from kitgen.cli import main
@@ -116,15 +117,23 @@ def test_an_ods_in_french_with_an_unheaded_column_and_an_empty_row_builds(tmp_pa
 
 
 def test_headings_in_kitgens_languages_map_by_what_their_values_are(tmp_path: Path):
-    """Dutch and Romanian headings, accents and case ignored; `Image` of picture names is a picture, a `Nombre`
-    of words (Spanish) is the name; a column of names that repeat cannot be the ids."""
-    (tmp_path / "fox.png").write_bytes(b"")  # a file beside the sheet (empty: not a picture, so kept as data)
+    """Dutch and Romanian headings, accents and case ignored; `Image` of picture names is a picture, `Foto` of
+    files beside the sheet an image (copied along), `Emoji` of words that name no picture data; a `Nombre` of
+    words (Spanish) is the name; a column of ids that repeat cannot be the ids."""
+    Image.new("RGB", (40, 40), (200, 30, 30)).save(tmp_path / "vos.png")
     sheet = tmp_path / "dieren.csv"
-    sheet.write_text("NAAM,Aantal,Image,Număr\nVos,2,fox,1\nUil,1,owl,1\n", encoding="utf-8")
+    sheet.write_text("NAAM,Aantal,Image,Emoji,Număr\nVos,2,fox,🦊,1\nUil,1,owl,a wise bird,1\n", encoding="utf-8")
     yaml, ids, text = new_and_build(tmp_path, sheet)
     assert "        NAAM: name " in yaml and "        Aantal: count " in yaml and "        Image: picture " in yaml
-    assert "      data: [Număr] " in yaml
+    assert "      data: [Emoji, Număr] " in yaml and "#   D Emoji: data, {{ Emoji }} in a card's texts (kept as data: row 3: no picture named 'a wise bird'" in yaml
     assert ids == ["vos", "uil"] and printed(text, "Vos") == 2 and printed(text, "Uil") == 1
+    files = tmp_path / "files" / "kaart.csv"
+    files.parent.mkdir()
+    Image.new("RGB", (40, 40), (200, 30, 30)).save(files.parent / "vos.png")
+    files.write_text("Naam,Foto\nVos,vos.png\nUil,\n", encoding="utf-8")
+    yaml, ids, _ = new_and_build(tmp_path / "files", files)
+    assert "        Foto: image " in yaml and "# 'Foto' → image, a picture file" in yaml
+    assert (tmp_path / "files" / "library" / "content" / "x" / "vos.png").is_file()
     spanish = tmp_path / "es" / "animales.csv"
     spanish.parent.mkdir()
     spanish.write_text("id,Nombre,Cuvânt\nzorro,Zorro,Vulpe\nzorro,Búho,Bufniță\n", encoding="utf-8")
