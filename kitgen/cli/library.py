@@ -81,7 +81,7 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
               help="A CSV, XLSX or ODS file whose rows become the cards (copied into the new activity's folder), "
                    "its headings mapped to card fields in English, French, German, Dutch, Romanian, Spanish or "
                    "Italian (Animal, Nom, Bild → name, picture, ...); the others become data.")
-@click.option("--sheet", help="The sheet of an XLSX or ODS file to read (default: the first).")
+@click.option("--sheet", metavar="NAME", help="The sheet of an XLSX or ODS file to read (default: the first).")
 @click.option("--folder", "as_folder", is_flag=True,
               help="Start a folder, <content>/<id>/activity.yaml, for language editions and templates of its own.")
 @content_option
