@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pdfplumber
+import pytest
 from PIL import Image
 from click.testing import CliRunner
 
@@ -161,3 +162,35 @@ def test_an_unknown_sheet_is_refused_with_the_sheets_and_a_suggestion(tmp_path: 
     code, said = kitgen("new", "x", "--from", str(sheet), "--sheet", "Zebras", "--content", str(content))
     assert code == 2 and f"{sheet} has no sheet 'Zebras'; its sheets: Notes, Animals" in said
     assert not (content / "x").exists()
+
+
+def test_header_row_ids_and_ignore_are_checked_where_they_are_written(tmp_path: Path):
+    """The deck options `new` writes, written by hand wrongly: each problem at its key in the YAML."""
+    from kitgen.app.build import check
+    from kitgen.core.errors import ContentError
+    from kitgen.load.library import Library
+
+    from conftest import small_activity
+
+    folder = tmp_path / "content" / "a"
+    folder.mkdir(parents=True)
+    (folder / "animals.csv").write_text("Animals\n\nid,name\nfox,Fox\n", encoding="utf-8")
+    reference = "{file: animals.csv, header_row: 2, ignore: [Zoo], ids: name}"
+    (folder / "activity.yaml").write_text(small_activity("a", "A", "Sort.", reference), encoding="utf-8")
+    try:
+        check("a", Library(tmp_path / "content"))
+    except ContentError as error:
+        said = str(error)
+    else:
+        raise AssertionError("the build should stop")
+    assert ("decks[0].cards.header_row: row 2 of content/a/animals.csv is empty, expected the row that holds the "
+            "headings") in said.replace(str(tmp_path) + "/", "")
+    (folder / "activity.yaml").write_text(small_activity("a", "A", "Sort.", reference.replace("2", "3")),
+                                          encoding="utf-8")
+    with pytest.raises(ContentError) as caught:
+        check("a", Library(tmp_path / "content"))
+    said = str(caught.value)
+    assert "decks[0].cards.ignore[0]: no column 'Zoo' in" in said
+    assert "decks[0].cards.ids: the cards' ids are given by a column, expected either that or ids: name" in said
+    line = small_activity("a", "A", "Sort.", reference).splitlines().index(f"    cards: {reference}") + 1
+    assert f"activity.yaml:{line}:" in said

@@ -13,9 +13,9 @@ from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from kitgen.core.errors import KitgenError
 from kitgen.load.model import CardKind
 from kitgen.pictures.emoji import named_picture
+from kitgen.pictures.files import PictureError
 from kitgen.load.spreadsheets import card_value, column_letters, Table
 
 # (the fields a heading may mean, most likely first; the headings, as `normal` spells them). Earlier groups
@@ -164,8 +164,8 @@ def _picture_misfit(name: str, value: Any, folder: Path, column: Column) -> str:
     if name == "picture":
         try:
             named_picture(str(value))
-        except KitgenError as error:
-            return str(error)
+        except PictureError as error:
+            return str(error).split(';')[0]  # no picture named 'x' in the OpenMoji set
     elif name == "image":
         path = folder / str(value)
         if Path(str(value)).is_absolute() or not path.resolve().is_relative_to(folder.resolve()):

@@ -35,9 +35,9 @@ def _shown(value: Any) -> str:
     return repr(text[:40])
 
 
-def read_sheet(table: Path, sheet: str | None) -> tuple[Table, str]:
-    """The table as `new` reads it, and the title above its headings ('' if none): a first row with one filled
-    cell above a row with several is a title (a merged cell across the sheet), and the headings are below it."""
+def read_sheet(table: Path, sheet: str | None) -> tuple[Table, str, int]:
+    """The table as `new` reads it, the title above its headings ('' if none) and its row: a first row with one
+    filled cell above a row with several is a title (a merged cell across the sheet), the headings below it."""
     suffix = table.suffix.lower()
     if suffix not in CSV_SUFFIXES + WORKBOOK_SUFFIXES:
         raise UsageError(f"{table} is not a spreadsheet: expected a .csv, .tsv, .xlsx or .ods file")
@@ -59,15 +59,15 @@ def read_sheet(table: Path, sheet: str | None) -> tuple[Table, str]:
     found = read()
     headings = [h for h in found.headers if h]
     if len(headings) == 1 and found.rows and sum(c not in ("", None) for c in found.rows[0][1]) > 1:
-        return read(found.rows[0][0]), headings[0]
-    return found, ""
+        return read(found.rows[0][0]), headings[0], found.header_row
+    return found, "", 0
 
 
 def mapped_cards(table: Path, sheet: str | None = None) -> tuple[str, list[str]]:
     """The deck's `cards:` naming the spreadsheet, every column mapped and commented; the picture files its
     image column names (relative to the spreadsheet's folder), to copy along."""
     try:
-        found, title = read_sheet(table, sheet)
+        found, title, title_row = read_sheet(table, sheet)
     except ContentError as error:
         raise UsageError("\n".join(str(p) for p in error.problems[:10])) from None
     if not found.headers:
@@ -81,7 +81,7 @@ def mapped_cards(table: Path, sheet: str | None = None) -> tuple[str, list[str]]
     if found.sheet:
         lines.append(f"      sheet: {yaml_text(found.sheet)}")
     if title:
-        lines.append(_keyed(f"header_row: {found.header_row}", f"row {_title_row(found)} holds a title "
+        lines.append(_keyed(f"header_row: {found.header_row}", f"row {title_row} holds a title "
                             f"({_shown(title)}), not read: the headings are in row {found.header_row}"))
     first = found.rows[0]
     renamed = [c for c in columns if c.target and c.heading != c.target]
@@ -124,11 +124,6 @@ def mapped_cards(table: Path, sheet: str | None = None) -> tuple[str, list[str]]
     if "count" not in targets:
         lines.append("      # no 'count' column: one card of each row (add a column headed 'count' for more)")
     return "\n".join(lines) + "\n\n", [f for c in columns for f in c.files if c.target == "image"]
-
-
-def _title_row(table: Table) -> int:
-    """The row of the title: the first row above the headings that is not empty."""
-    return next((r for r in range(1, table.header_row) if r not in table.empty_rows), 1)
 
 
 def _keyed(key: str, comment: str) -> str:
