@@ -11,8 +11,10 @@ def _col(n):
     return s
 
 
-def write_xlsx(path, sheets):
-    """sheets: {name: [[cell, ...], ...]}; a cell is str, int, float or None."""
+def write_xlsx(path, sheets, merged=None):
+    """sheets: {name: [[cell, ...], ...]}; a cell is str, int, float or None. merged: {name: ["A1:C1", ...]}, the
+    cells merged as a spreadsheet program saves them (the value in the first, the others empty)."""
+    merged = merged or {}
     names = list(sheets)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("[Content_Types].xml",
@@ -45,19 +47,35 @@ def write_xlsx(path, sheets):
                         cells.append(f'<c r="{ref}" t="inlineStr"><is><t xml:space="preserve">{escape(str(value))}</t></is></c>')
                 rows.append(f'<row r="{r}">{"".join(cells)}</row>')
             z.writestr(f"xl/worksheets/sheet{i + 1}.xml", '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-                       f'<sheetData>{"".join(rows)}</sheetData></worksheet>')
+                       f'<sheetData>{"".join(rows)}</sheetData>'
+                       + (f'<mergeCells count="{len(merged[name])}">'
+                          + "".join(f'<mergeCell ref="{ref}"/>' for ref in merged[name]) + "</mergeCells>"
+                          if merged.get(name) else "")
+                       + "</worksheet>")
 
 
-def write_ods(path, sheets):
+def write_ods(path, sheets, spans=None):
+    """spans: {name: {(row, column): n}} (0-based): that cell spans n columns, as a merged cell is saved, and the
+    n - 1 cells it covers follow it."""
+    spans = spans or {}
     ns = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
           'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"')
     tables = []
     for name, rows in sheets.items():
         out = []
-        for row in rows:
+        for r, row in enumerate(rows):
             cells = []
-            for value in row:
-                if value is None or value == "":
+            covered = 0
+            for c, value in enumerate(row):
+                span = spans.get(name, {}).get((r, c))
+                if covered:
+                    covered -= 1
+                    cells.append("<table:covered-table-cell/>")
+                elif span:
+                    covered = span - 1
+                    cells.append(f'<table:table-cell table:number-columns-spanned="{span}" office:value-type="string">'
+                                 f'<text:p>{escape(str(value))}</text:p></table:table-cell>')
+                elif value is None or value == "":
                     cells.append("<table:table-cell/>")
                 elif isinstance(value, (int, float)) and not isinstance(value, bool):
                     cells.append(f'<table:table-cell office:value-type="float" office:value="{value}"><text:p>{value}</text:p></table:table-cell>')

@@ -6,6 +6,7 @@ text, the error lines, the manifest of an incremental build.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -294,7 +295,7 @@ def test_new_from_a_spreadsheet_maps_its_columns_and_builds(tmp_path: Path):
     assert done.exit_code == 0, done.output
     activity = (content / "animal-sort" / "activity.yaml").read_text(encoding="utf-8")
     assert "      file: animals.xlsx\n      sheet: Animals\n      data: [habitat]" in activity
-    assert "#   habitat: data: {{ habitat }} in a card's texts (row 1: 'house')" in activity
+    assert "#   D habitat: data, {{ habitat }} in a card's texts (row 2: 'house')" in activity
     assert (content / "animal-sort" / "animals.xlsx").read_bytes() == sheet.read_bytes()
     result = build("animal-sort", BuildOptions(out_dir=tmp_path / "out"), Library(content))
     cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
@@ -303,8 +304,9 @@ def test_new_from_a_spreadsheet_maps_its_columns_and_builds(tmp_path: Path):
 
 
 def test_a_teachers_sheet_of_names_without_ids_builds_and_a_repeated_name_is_located_at_its_cell(tmp_path: Path):
-    """`kitgen new animals --from animals.csv` on a sheet headed name,text,habitat: the names are the ids, the
-    build that `new` promises works, and a name written twice is reported at the second name's cell."""
+    """`kitgen new animals --from animals.csv` on a sheet headed name,text,habitat: the ids are made from the
+    names (`ids: name`), the build that `new` promises works, a name written twice later gets an id of its own
+    (fox-2); without `ids:` the names are the ids and a name written twice is reported at the second name's cell."""
     (tmp_path / "animals.csv").write_text("name,text,habitat\nFox,Lives in woods,Forest\nCamel,Stores fat,Desert\n",
                                           encoding="utf-8")
     env = kitgen_env(tmp_path)
@@ -318,6 +320,14 @@ def test_a_teachers_sheet_of_names_without_ids_builds_and_a_repeated_name_is_loc
     assert "Fox" in text and "Camel" in text
     sheet = tmp_path / "content" / "animals" / "animals.csv"
     sheet.write_text(sheet.read_text(encoding="utf-8") + "Fox,Hunts at night,Forest\n", encoding="utf-8")
+    again = forked.run(["build", "animals"], cwd=tmp_path, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr
+    loaded = load_activity(tmp_path / "content" / "animals" / "activity.yaml").activity
+    assert [card.id for card in loaded.decks[0].cards] == ["fox", "camel", "fox-2"]
+    activity = tmp_path / "content" / "animals" / "activity.yaml"
+    yaml = activity.read_text(encoding="utf-8")
+    assert yaml.count("\n      ids: name ") == 1
+    activity.write_text(re.sub(r"\n      ids: name .*", "", yaml), encoding="utf-8")
     again = forked.run(["build", "animals"], cwd=tmp_path, env=env, timeout=300)
     assert again.returncode == 2 and "Traceback" not in again.stderr
     assert again.stderr.splitlines()[0] == ("content/animals/animals.csv:4:1 (column 'name'): card id 'Fox' is also "

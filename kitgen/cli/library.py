@@ -78,25 +78,34 @@ def schema(output: Path | None, content_dir: Path | None, debug: bool) -> None:
 @main.command()
 @click.argument("activity_id")
 @click.option("--from", "table", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A CSV, XLSX or ODS file whose rows become the cards (copied into the new activity's folder).")
+              help="A CSV, XLSX or ODS file whose rows become the cards (copied into the new activity's folder), "
+                   "its headings mapped to card fields in English, French, German, Dutch, Romanian, Spanish or "
+                   "Italian (Animal, Nom, Bild → name, picture, ...); the others become data.")
+@click.option("--sheet", metavar="NAME", help="The sheet of an XLSX or ODS file to read (default: the first).")
 @click.option("--folder", "as_folder", is_flag=True,
               help="Start a folder, <content>/<id>/activity.yaml, for language editions and templates of its own.")
 @content_option
 @debug_option
-def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: bool, as_folder: bool = False) -> None:
+def new(activity_id: str, table: Path | None, content_dir: Path | None, debug: bool, as_folder: bool = False,
+        sheet: str | None = None) -> None:
     """Start a new activity from a commented example that builds at once.
+
+    With --from, the cards come from a spreadsheet: one card per row. A title row above the headings is
+    skipped, and with no 'id' column each card's id is made from its name (polar-bear, polar-bear-2) or its
+    row (row-1, ...). kitgen checks the activity before writing it, so its first build succeeds.
 
     \b
     Examples:
       kitgen new my-card-game && kitgen build my-card-game
       kitgen new animal-sort --from animals.csv
+      kitgen new animal-sort --from animals.xlsx --sheet Animals
       kitgen new my-card-game --folder
     """
     def run() -> None:
         from kitgen.app.scaffold import start_activity  # the content model, for the id pattern and the schema
 
         for line in start_activity(own_content_dir(content_dir), activity_id, table, as_folder,
-                                   library_typed=content_dir is not None):
+                                   library_typed=content_dir is not None, sheet=sheet):
             click.echo(line)
 
     guarded(run, debug)

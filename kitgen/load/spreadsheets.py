@@ -17,11 +17,13 @@ import csv
 import difflib
 import io
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Hints, Problem
+from kitgen.load.csv_text import decode, sniff_delimiter
 from kitgen.load.placeholders import expand
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
@@ -31,11 +33,28 @@ MAX_TABLE_BYTES = 20_000_000
 CSV_SUFFIXES = (".csv", ".tsv")
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".ods")
 SPEC_KEYS = {
-    "cards": ("file", "sheet", "encoding", "delimiter", "columns", "data", "card"),
-    "labels": ("file", "sheet", "encoding", "delimiter", "column"),
+    "cards": ("file", "sheet", "encoding", "delimiter", "header_row", "columns", "data", "ignore", "ids", "card"),
+    "labels": ("file", "sheet", "encoding", "delimiter", "header_row", "column"),
 }
-DELIMITERS = ",;\t|"
+ID_SOURCES = ("name", "row")  # `ids: name`: each card's name as an id (polar-bear, polar-bear-2); `ids: row`: row-1, ...
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+def column_number(letters: str) -> int:
+    """'A' → 1, 'AB' → 28."""
+    number = 0
+    for letter in letters.upper():
+        number = number * 26 + ord(letter) - 64
+    return number
+
+
+def slug(text: str) -> str:
+    """A name as an id: lower case, accents dropped, every run of other characters one '-', at most 63
+    characters ('Polar bear' → 'polar-bear', 'Éléphant d'Asie' → 'elephant-d-asie'); '' when nothing is left."""
+    plain = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(char for char in plain if not unicodedata.combining(char))
+    made = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")
+    return made[:63].rstrip("-")
 
 
 def column_letters(number: int) -> str:
@@ -54,8 +73,10 @@ class Table:
     path: Path
     sheet: str | None  # None for CSV
     header_row: int = 0
+    from_row: int = 0  # the heading row asked for (`header_row:`); the rows above it are not read
     headers: list[str] = field(default_factory=list)
     rows: list[tuple[int, list[Any]]] = field(default_factory=list)  # (1-based row or line, cells)
+    empty_rows: list[int] = field(default_factory=list)  # those skipped below the headings
     shown: str = ""  # the file as the user would type it
 
     def __post_init__(self) -> None:
@@ -77,67 +98,6 @@ class Table:
 # ---------------------------------------------------------------------------------------------- reading
 
 
-def _decode(raw: bytes, encoding: str | None, table: Table) -> str:
-    if encoding:
-        try:
-            return raw.decode(encoding)
-        except LookupError:
-            raise ContentError([Problem(table.shown, 1, 1, f"unknown encoding {encoding!r}, expected one such as "
-                                                           "utf-8, cp1252 or latin-1")]) from None
-        except UnicodeDecodeError as error:
-            line = raw[: error.start].count(b"\n") + 1
-            raise ContentError([Problem(table.shown, line, 1, f"the file is not {encoding} text: {error.reason}; "
-                                                              "expected the encoding declared with encoding:")]) from None
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        first_bad = error.start
-    line = raw[:first_bad].count(b"\n") + 1
-    start = raw.rfind(b"\n", 0, first_bad) + 1
-    column = len(raw[start:first_bad].decode("utf-8", "replace")) + 1
-    save = 'save it as "CSV UTF-8" in the spreadsheet program'
-    if _looks_japanese(raw):
-        raise ContentError([Problem(table.shown, line, column, "expected UTF-8 text, and this looks like Shift-JIS "
-                                                               f"(Japanese) from here: {save}, or add encoding: "
-                                                               "shift_jis to the file's reference")])
-    try:  # what spreadsheet programs on Windows save as "CSV" (Western European)
-        return raw.decode("cp1252")
-    except UnicodeDecodeError:
-        raise ContentError([Problem(table.shown, line, column, f"expected UTF-8 text (or Windows' Western European, "
-                                                               f"cp1252), and byte 0x{raw[first_bad]:02X} here is "
-                                                               f"neither: {save}, or add the encoding it has "
-                                                               "(encoding: ...) to the file's reference")]) from None
-
-
-def _looks_japanese(raw: bytes) -> bool:
-    """Do the bytes read as Shift-JIS, every character they make outside ASCII a Japanese one (kana, kanji,
-    full-width forms)? Western European text saved by Windows almost never does: an accented letter is a
-    Shift-JIS lead byte that a comma or a letter cannot follow."""
-    try:
-        text = raw.decode("cp932")
-    except UnicodeDecodeError:
-        return False
-    wide = [char for char in text if ord(char) > 0x7F]
-    return bool(wide) and all(0x3000 <= ord(char) <= 0x30FF or 0x4E00 <= ord(char) <= 0x9FFF
-                              or 0xFF00 <= ord(char) <= 0xFFEF for char in wide)
-
-
-def _sniff_delimiter(text: str) -> str:
-    """The delimiter that splits the first non-empty line into most cells (outside quotes); ',' by default."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    counts = dict.fromkeys(DELIMITERS, 0)
-    quoted = False
-    for char in first:
-        if char == '"':
-            quoted = not quoted
-        elif not quoted and char in counts:
-            counts[char] += 1
-    best = max(DELIMITERS, key=lambda d: counts[d])
-    return best if counts[best] else ","
-
-
 def _read_bytes(path: Path, shown: str) -> bytes:
     try:
         size = path.stat().st_size
@@ -148,10 +108,10 @@ def _read_bytes(path: Path, shown: str) -> bytes:
         raise ContentError([Problem(shown, 1, 1, f"cannot read the file: {error.strerror}")]) from None
 
 
-def read_csv(path: Path, encoding: str | None = None, delimiter: str | None = None) -> Table:
-    table = Table(path, None)
-    text = _decode(_read_bytes(path, table.shown), encoding, table)
-    delimiter = delimiter or (_sniff_delimiter(text) if path.suffix.lower() != ".tsv" else "\t")
+def read_csv(path: Path, encoding: str | None = None, delimiter: str | None = None, header_row: int = 0) -> Table:
+    table = Table(path, None, from_row=header_row)
+    text = decode(_read_bytes(path, table.shown), encoding, table.shown)
+    delimiter = delimiter or (sniff_delimiter(text) if path.suffix.lower() != ".tsv" else "\t")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     line = 1
     try:
@@ -182,10 +142,14 @@ def _plain(value: Any) -> Any:
 # zip archive: a small file can ask for terabytes. What a sheet spans and what its parts inflate to are read here
 # first, from the archive itself, and refused past the limits before calamine reads anything.
 
-def read_workbook(path: Path, sheet: str | None = None, at: Problem | None = None) -> Table:
+def sheet_names(path: Path) -> list[str]:
+    """The names of a workbook's sheets, in order (the file guarded as for reading it)."""
+    return _open_workbook(path, display_path(path))[1]
+
+
+def _open_workbook(path: Path, shown: str) -> tuple[Any, list[str]]:
     from python_calamine import CalamineWorkbook
 
-    shown = display_path(path)
     _read_bytes(path, shown)  # size and readability checked first
     ods = path.suffix.lower() == ".ods"
     with workbook_archive(path, shown) as archive:  # before calamine reads any part of it
@@ -197,7 +161,13 @@ def read_workbook(path: Path, sheet: str | None = None, at: Problem | None = Non
     except Exception as error:  # calamine's errors for a damaged or password-protected file
         raise ContentError([Problem(shown, 1, 1, f"cannot read the workbook ({error}); expected an XLSX or ODS "
                                                  "file saved by a spreadsheet program")]) from None
-    names = list(workbook.sheet_names)
+    return workbook, list(workbook.sheet_names)
+
+
+def read_workbook(path: Path, sheet: str | None = None, at: Problem | None = None, header_row: int = 0) -> Table:
+    shown = display_path(path)
+    ods = path.suffix.lower() == ".ods"
+    workbook, names = _open_workbook(path, shown)
     if sheet is None:
         if not names:
             raise ContentError([Problem(shown, 1, 1, "the workbook has no sheets")])
@@ -211,7 +181,7 @@ def read_workbook(path: Path, sheet: str | None = None, at: Problem | None = Non
     if not ods:  # an XLSX sheet is laid out when it is asked for: this one only
         with workbook_archive(path, shown) as archive:
             check_xlsx_sheet(archive, shown, sheet, names.index(sheet))
-    table = Table(path, sheet)
+    table = Table(path, sheet, from_row=header_row)
     rows = workbook.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
     for number, cells in enumerate(rows, 1):
         _add_row(table, number, [_plain(cell) for cell in cells])
@@ -219,8 +189,12 @@ def read_workbook(path: Path, sheet: str | None = None, at: Problem | None = Non
 
 
 def _add_row(table: Table, number: int, cells: list[Any]) -> None:
-    """The first non-empty row is the heading row; every empty row is skipped."""
+    """The first non-empty row (at or below `from_row`) is the heading row; every empty row is skipped."""
+    if number < table.from_row:
+        return
     if all(cell == "" or cell is None for cell in cells):
+        if table.headers and len(table.empty_rows) < MAX_LISTED:
+            table.empty_rows.append(number)
         return
     if not table.headers and table.header_row == 0:
         table.header_row = number
@@ -235,8 +209,8 @@ def _add_row(table: Table, number: int, cells: list[Any]) -> None:
 
 def read_table(path: Path, options: dict[str, Any], at: Problem) -> Table:
     if path.suffix.lower() in CSV_SUFFIXES:
-        return read_csv(path, options.get("encoding"), options.get("delimiter"))
-    return read_workbook(path, options.get("sheet"), at)
+        return read_csv(path, options.get("encoding"), options.get("delimiter"), options.get("header_row", 0))
+    return read_workbook(path, options.get("sheet"), at, options.get("header_row", 0))
 
 
 # ---------------------------------------------------------------------------------------------- mapping
@@ -269,6 +243,11 @@ def _datum(value: Any) -> Any:
 
 def _count(value: Any) -> Any:
     return int(value) if isinstance(value, str) and _INT.fullmatch(value) and len(value) < 19 else value
+
+
+def card_value(name: str, value: Any) -> Any:
+    """A cell as the value of the card field `name`, as the cards are read from it."""
+    return _count(value) if name == "count" else _text(value)
 
 
 def card_fields() -> list[str]:
@@ -322,6 +301,11 @@ class _Expansion:
             if option in spec and not isinstance(spec[option], str):
                 self.problems.append(self.at(loc + (option,), f"{dotted(loc + (option,))}: expected text"))
                 return None
+        row = spec.get("header_row", 1)
+        if isinstance(row, bool) or not isinstance(row, int) or not 0 < row <= MAX_SHEET_ROWS:
+            self.problems.append(self.at(loc + ("header_row",), f"{dotted(loc + ('header_row',))}: expected the "
+                                                                "number of the row that holds the headings, such as 2"))
+            return None
         if "delimiter" in spec and len(spec["delimiter"]) != 1:
             self.problems.append(self.at(loc + ("delimiter",), f"{dotted(loc + ('delimiter',))}: expected one "
                                                                "character, such as ',' or ';'"))
@@ -331,10 +315,17 @@ class _Expansion:
 
     def table(self, spec: dict[str, Any], path: Path, loc: Location) -> Table | None:
         try:
-            return read_table(path, spec, self.at(loc + ("sheet",), ""))
+            table = read_table(path, spec, self.at(loc + ("sheet",), ""))
         except ContentError as error:
             self.problems += error.problems
             return None
+        wanted = spec.get("header_row")
+        if wanted and table.header_row != wanted:
+            where = loc + ("header_row",)
+            self.problems.append(self.at(where, f"{dotted(where)}: row {wanted} of {table.shown} is empty, expected "
+                                                "the row that holds the headings"))
+            return None
+        return table
 
     # -- a deck's cards
 
@@ -351,7 +342,10 @@ class _Expansion:
             ("data", "a list of column names", lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v)),
             ("columns", "a mapping of column names to card fields",
              lambda v: isinstance(v, dict) and all(isinstance(i, str) for i in v.values())),
-            ("card", "a mapping of card fields", lambda v: isinstance(v, dict)))
+            ("card", "a mapping of card fields", lambda v: isinstance(v, dict)),
+            ("ignore", "a list of headings or column letters",
+             lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v)),
+            ("ids", f"one of: {', '.join(ID_SOURCES)}", lambda v: v in ID_SOURCES))
         for key, kind, check in checks:
             if key in spec and not check(spec[key]):
                 self.problems.append(self.at(loc + (key,), f"{dotted(loc + (key,))}: expected {kind}"))
@@ -360,7 +354,8 @@ class _Expansion:
         if table is None:
             return None
         fields = card_fields()
-        headings = set(table.headers)
+        ignored = self._ignored(table, spec.get("ignore", []), loc + ("ignore",))
+        headings = {h for n, h in enumerate(table.headers, 1) if n not in ignored}
         wanted = set(declared)
         choices = fields + [d for d in declared if d not in headings]  # once: what an unknown heading may mean
         filled = _filled_columns(table) if "" in headings else set()
@@ -369,7 +364,9 @@ class _Expansion:
         seen: dict[str, int] = {}
         for number, heading in enumerate(table.headers, 1):
             target: tuple[str, ...] | None
-            if not heading:
+            if number in ignored:
+                target = None
+            elif not heading:
                 target = None
                 if number in filled:
                     self.problems.append(table.problem(table.header_row, number, "a column without a heading, "
@@ -401,22 +398,29 @@ class _Expansion:
                 self.problems.append(self.at(loc + ("data", d), f"{dotted(loc + ('data', d))}: no column {name!r} "
                                                                 f"in {table.shown}{hint}"))
         named = {t[0] for t in targets if t and len(t) == 1}
-        ids_from_names = "id" not in named and "id" not in defaults and "name" in named
-        if "id" not in named and "id" not in defaults and not ids_from_names:
+        ids = spec.get("ids")
+        ids_from_names = "id" not in named and "id" not in defaults and "name" in named and ids is None
+        if ids is not None and ("id" in named or "id" in defaults):
+            self.problems.append(self.at(loc + ("ids",), f"{dotted(loc + ('ids',))}: the cards' ids are given "
+                                                         f"{'by a column' if 'id' in named else 'under card:'}, "
+                                                         f"expected either that or ids: {ids}, not both"))
+        elif "id" not in named and "id" not in defaults and not ids_from_names and ids is None:
             self.problems.append(table.problem(table.header_row, None, f"no 'id' column; expected a column "
-                                               f"headed 'id' (each card's id) or 'name' (the name is then the id), "
-                                               f"then any of: {', '.join(fields[1:])}"))
+                                               f"headed 'id' (each card's id) or 'name' (the name is then the id), or "
+                                               f"ids: name or ids: row beside file:, then any of: "
+                                               f"{', '.join(fields[1:])}"))
         if self.problems:
             return None
         cards: list[dict[str, Any]] = []
+        given: set[str] = set()  # the ids `ids:` made so far
         for row, cells in table.rows:
-            if not self._fits(table, row, cells):
+            if not self._fits(table, row, cells, ignored):
                 continue
             card: dict[str, Any] = {key: value for key, value in defaults.items() if key != "data"}
             data: dict[str, Any] = dict(defaults.get("data", {})) if isinstance(defaults.get("data"), dict) else {}
             here = loc + (len(cards),)
             self._place(here, table, row, None)
-            for number, (target, value) in enumerate(zip(targets, cells), 1):
+            for number, (target, value) in enumerate(zip(targets, cells), 1):  # (ignored columns: no target)
                 if target is None or value == "" or value is None:
                     continue
                 self._control(table, row, number, value)
@@ -438,6 +442,8 @@ class _Expansion:
                 card["id"] = card["name"]
                 self.source.values[here + ("id",)] = self.source.values[here + ("name",)]
                 self.source.cells[here + ("id",)] = self.source.cells[here + ("name",)]
+            elif ids is not None:
+                self._give_id(card, ids, len(cards) + 1, given, here)
             if data or "data" in defaults:
                 card["data"] = data
                 self.source.values.setdefault(here + ("data",), self.source.values[here])
@@ -447,10 +453,41 @@ class _Expansion:
                                                "one row per card"))
         return cards
 
-    def _fits(self, table: Table, row: int, cells: list[Any]) -> bool:
-        """A row has no value outside the headed columns, and a CSV row has one cell per column."""
+    def _give_id(self, card: dict[str, Any], ids: str, ordinal: int, given: set[str], here: Location) -> None:
+        """`ids: name`: the card's name as an id, lower case with '-' (Polar bear → polar-bear), a name already
+        given once → polar-bear-2, -3, ... in row order; `ids: row` (or a name with no letter or digit to keep):
+        row-1, row-2, ... counting the cards' rows from the first below the headings."""
+        name = card.get("name")
+        base = (slug(name) if ids == "name" and isinstance(name, str) else "") or f"row-{ordinal}"
+        made, n = base, 1
+        while made in given:
+            n += 1
+            made = f"{base[:63 - len(str(n)) - 1].rstrip('-')}-{n}"
+        given.add(made)
+        card["id"] = made
+        at = here + ("name",) if ids == "name" and here + ("name",) in self.source.values else here
+        self.source.values[here + ("id",)] = self.source.values[at]
+        if at in self.source.cells:
+            self.source.cells[here + ("id",)] = self.source.cells[at]
+
+    def _ignored(self, table: Table, names: list[str], loc: Location) -> set[int]:
+        """The numbers of the columns `ignore:` names: every column with that heading, else the column with
+        those letters (C, AB) for one without a heading."""
+        numbers: set[int] = set()
+        for i, name in enumerate(names):
+            found = {n for n, heading in enumerate(table.headers, 1) if heading == name}
+            if not found and re.fullmatch(r"[A-Z]{1,3}", name.strip()):
+                found = {column_number(name.strip())}
+            if not found:
+                self.problems.append(self.at(loc + (i,), f"{dotted(loc + (i,))}: no column {name!r} in {table.shown}, "
+                                                         "expected a heading or a column's letters (such as C)"))
+            numbers |= found
+        return numbers
+
+    def _fits(self, table: Table, row: int, cells: list[Any], ignored: set[int] = set()) -> bool:
+        """A row has no value outside the headed (or ignored) columns, and a CSV row has one cell per column."""
         width = len(table.headers)
-        extra = [n for n, cell in enumerate(cells[width:], width + 1) if cell not in ("", None)]
+        extra = [n for n, cell in enumerate(cells[width:], width + 1) if cell not in ("", None) and n not in ignored]
         if extra:
             self.problems.append(table.problem(row, extra[0], f"a value in column {column_letters(extra[0])}, "
                                                f"which has no heading; expected at most {width} columns"))

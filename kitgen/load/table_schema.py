@@ -8,7 +8,10 @@ _FILE_SCHEMA = {"type": "string", "pattern": r"\.([Cc][Ss][Vv]|[Tt][Ss][Vv]|[Xx]
 _READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description": "default: the first sheet"},
                  "encoding": {"type": "string", "description": "CSV only; default: detected"},
                  "delimiter": {"type": "string", "minLength": 1, "maxLength": 1,
-                               "description": "CSV only; default: detected"}}
+                               "description": "CSV only; default: detected"},
+                 "header_row": {"type": "integer", "minimum": 1,
+                                "description": "the row that holds the headings (the rows above it, such as a "
+                                               "title, are not read); default: the first row that is not empty"}}
 
 
 def _or_table(extra: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
@@ -34,5 +37,10 @@ cards_schema = _or_table({
     "data": {"type": "array", "items": {"type": "string"}, "description": "columns whose values go to the card's data"},
     "columns": {"type": "object", "additionalProperties": {"type": "string"},
                 "description": "heading → card field (or data.NAME)"},
-    "card": {"type": "object", "description": "fields every card has unless its row gives them"}})
+    "card": {"type": "object", "description": "fields every card has unless its row gives them"},
+    "ignore": {"type": "array", "items": {"type": "string"},
+               "description": "columns left out: headings, or letters (such as C) for a column without a heading"},
+    "ids": {"enum": ["name", "row"],
+            "description": "with no id column: each card's id made from its name (Polar bear → polar-bear, a "
+                           "repeated name polar-bear-2, -3) or from its row (row-1, row-2, ...)"}})
 labels_schema = _or_table({"column": {"type": "string", "description": "default: the first column"}})
