@@ -317,11 +317,13 @@ def test_new_folder_starts_a_folder_activity_with_the_schema_where_its_modeline_
     assert "content/my-game already exists" in stderr_of(again)
 
 
-def test_docs_prints_the_path_of_the_authoring_guide(runner):
+def test_docs_prints_the_path_of_the_authoring_guide(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("KITGEN_CACHE", str(tmp_path / "cache"))
     result = runner.invoke(main, ["docs"])
     assert_clean_exit(result, 0)
-    guide = Path(result.output.strip())
+    page, guide = (Path(line) for line in result.output.splitlines())
     assert guide.name == "authoring.md" and "card_size" in guide.read_text(encoding="utf-8")
+    assert page.suffix == ".html" and page.is_relative_to(tmp_path / "cache") and "card_size" in page.read_text()
 
 
 def test_completion_offers_activity_ids_editions_and_printer_names(tmp_path):

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kitgen.load.descriptions import describe
 from kitgen.load.model import Activity
 from kitgen.core.atomic import write_atomic
 
@@ -13,7 +14,7 @@ SCHEMA_ID = "https://kitgen.invalid/activity.schema.json"
 
 def activity_schema() -> dict[str, Any]:
     """The schema editors use to complete and check activity files (the YAML language server)."""
-    schema = Activity.model_json_schema()
+    schema = describe(Activity.model_json_schema())  # every field's description, shown on hover
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = SCHEMA_ID
     schema["title"] = "kitgen activity"

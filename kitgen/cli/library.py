@@ -9,7 +9,7 @@ from kitgen.app.request import known_ids
 from kitgen.cli.common import content_option, debug_option, guarded, ids_argument, main, verbosity
 from kitgen.core.atomic import write_atomic
 from kitgen.core.errors import UsageError
-from kitgen.load.library import builtin_root, Library, own_content_dir
+from kitgen.load.library import Library, own_content_dir
 from kitgen.locale import catalog_template
 from kitgen.pictures.emoji import emoji_available, search_pictures
 from kitgen.plan.options import language_code
@@ -136,22 +136,24 @@ def translate(language: str, output: Path | None, content_dir: Path | None, debu
 
 
 @main.command()
-@click.option("--open", "open_it", is_flag=True, help="Open the guide in the default viewer.")
+@click.option("--open", "open_it", is_flag=True, help="Open the guide as a web page in your browser.")
 @debug_option
 def docs(open_it: bool, debug: bool) -> None:
-    """Print where the authoring guide is (every content field, with examples); --open opens it.
+    """Write the authoring guide (every content field, with examples) as a web page and print where it is:
+    the web page on the first line, the Markdown it is made from on the second; --open opens the page.
 
     \b
     Example:
       kitgen docs --open
     """
     def run() -> None:
-        guide = builtin_root() / "docs" / "authoring.md"
-        if not guide.is_file():
-            raise UsageError(f"the authoring guide is missing from this installation ({guide})")
-        click.echo(str(guide))
+        from kitgen.app.guide import guide_markdown, open_in_browser, write_guide_html  # the Markdown reader
+
+        page = write_guide_html()
+        click.echo(str(page))
+        click.echo(str(guide_markdown()))
         if open_it:
-            click.launch(str(guide))
+            open_in_browser(page)
 
     guarded(run, debug)
 

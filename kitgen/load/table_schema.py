@@ -4,14 +4,18 @@ from __future__ import annotations
 from typing import Any, Callable
 
 _FILE_SCHEMA = {"type": "string", "pattern": r"\.([Cc][Ss][Vv]|[Tt][Ss][Vv]|[Xx][Ll][Ss][XxMm]|[Oo][Dd][Ss])$",
-                "description": "a CSV, XLSX or ODS file in the activity folder"}
-_READ_OPTIONS = {"file": _FILE_SCHEMA, "sheet": {"type": "string", "description": "default: the first sheet"},
-                 "encoding": {"type": "string", "description": "CSV only; default: detected"},
+                "description": "A spreadsheet (CSV, XLSX or ODS) in the activity's folder, one row each under a "
+                               "heading row."}
+_READ_OPTIONS = {"file": _FILE_SCHEMA,
+                 "sheet": {"type": "string", "description": "The sheet of an XLSX or ODS file to read (default: "
+                                                            "the first)."},
+                 "encoding": {"type": "string", "description": "The text encoding of a CSV file, such as utf-8 or "
+                                                               "cp1252 (default: detected)."},
                  "delimiter": {"type": "string", "minLength": 1, "maxLength": 1,
-                               "description": "CSV only; default: detected"},
+                               "description": "The character between the values of a CSV file (default: detected)."},
                  "header_row": {"type": "integer", "minimum": 1,
-                                "description": "the row that holds the headings (the rows above it, such as a "
-                                               "title, are not read); default: the first row that is not empty"}}
+                                "description": "The row that holds the headings; the rows above it, such as a title, "
+                                               "are not read (default: the first row that is not empty)."}}
 
 
 def _or_table(extra: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
@@ -34,13 +38,16 @@ def _or_table(extra: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
 
 
 cards_schema = _or_table({
-    "data": {"type": "array", "items": {"type": "string"}, "description": "columns whose values go to the card's data"},
+    "data": {"type": "array", "items": {"type": "string"},
+             "description": "The columns whose values go to each card's data."},
     "columns": {"type": "object", "additionalProperties": {"type": "string"},
-                "description": "heading → card field (or data.NAME)"},
-    "card": {"type": "object", "description": "fields every card has unless its row gives them"},
+                "description": "Heading → the card field it fills (or data.NAME), for other headings."},
+    "card": {"type": "object", "description": "Fields every card has unless its row gives them."},
     "ignore": {"type": "array", "items": {"type": "string"},
-               "description": "columns left out: headings, or letters (such as C) for a column without a heading"},
+               "description": "Columns left out: their headings, or letters (such as C) for a column without a "
+                              "heading."},
     "ids": {"enum": ["name", "row"],
-            "description": "with no id column: each card's id made from its name (Polar bear → polar-bear, a "
-                           "repeated name polar-bear-2, -3) or from its row (row-1, row-2, ...)"}})
-labels_schema = _or_table({"column": {"type": "string", "description": "default: the first column"}})
+            "description": "With no id column: each card's id made from its name (Polar bear → polar-bear, a "
+                           "repeated name polar-bear-2, -3) or from its row (row-1, row-2, ...)."}})
+labels_schema = _or_table({"column": {"type": "string",
+                                      "description": "The column that holds the labels (default: the first)."}})
