@@ -225,6 +225,20 @@ def _library_kit(activity: str, paper: str, language: str) -> BuildResult:
     return shared(f"kit-{activity}-{paper}-{language}", made)
 
 
+def options_kit(activity: str, language: str | None = None, **options: object) -> BuildResult:
+    """A kit of the library (the edition in `language`, else its own) built with these options (paper A4 unless
+    given) once per test run, shared by every test that only reads it (none may change its files)."""
+    options = {"paper": "a4", **options}
+    name = "-".join(f"{key}={options[key]}" for key in sorted(options))
+
+    def made() -> BuildResult:
+        out = shared_folder_path() / "option-kits" / name
+        return build(activity, BuildOptions(**options, out_dir=out), Library.open(CONTENT),  # type: ignore[arg-type]
+                     language)
+
+    return shared(f"options-kit-{activity}-{language}-{name}", made)
+
+
 @lru_cache(maxsize=None)
 def _plain_text(path: str, mtime_ns: int) -> str:
     return "\n".join(page.extract_text() for page in pypdf.PdfReader(path).pages)

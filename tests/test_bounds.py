@@ -11,7 +11,6 @@ import re
 import pickle
 import resource
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

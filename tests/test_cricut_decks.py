@@ -4,24 +4,19 @@ the card PDF, whose backs print behind the faces, keeps its faces as they were. 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pypdf
 from PIL import Image
 
-from kitgen.app.build import build, BuildOptions
 from kitgen.export.cricut import face_uses, layout as cricut_layout
 from kitgen.core.units import mm
-from kitgen.load.library import Library
 
-from conftest import CONTENT
+from conftest import library_kit, options_kit
 
 
-def test_cricut_pictures_of_two_decks_alike_but_for_their_backs_differ_and_the_card_pdf_is_unchanged(
-        tmp_path: Path):
-    library = Library.open(CONTENT)
-    cricut = build("growing-discard", BuildOptions(out_dir=tmp_path / "cricut", cutter="cricut"), library)
-    plain = build("growing-discard", BuildOptions(out_dir=tmp_path / "plain"), library)
+def test_cricut_pictures_of_two_decks_alike_but_for_their_backs_differ_and_the_card_pdf_is_unchanged():
+    cricut = options_kit("growing-discard", cutter="cricut", png_dpi=300)  # the Cricut build test_printing shares
+    plain = library_kit("growing-discard")
     pictures = sorted(p for p in cricut.pictures if "-cricut-" in p.name and p.suffix == ".png")
     card_file = next(f for f in cricut.files if f.path.name.endswith("-cards.pdf"))
     grid = cricut_layout(mm(63.5), mm(88.9), 0.0)  # poker cards, the default, no bleed

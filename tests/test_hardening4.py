@@ -7,7 +7,6 @@ counting (elements, calls, visits), never by timing.
 """
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import forked

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import CONTENT, kitgen_env, small_activity
+from conftest import CONTENT, small_activity
 
-from test_hardening4 import HANG_GUARD, kitgen, MEMORY, refused  # noqa: E402,F401 (the same forked runs)
+from test_hardening4 import kitgen, refused  # noqa: E402 (the same forked runs)
 
 
 # --------------------------------------------------------------------------- language: 7

@@ -9,15 +9,10 @@ HANG_GUARD seconds; its peak memory is read from the kernel's count when it ends
 """
 from __future__ import annotations
 
-import os
 import resource
 import shutil
-import signal
 import struct
 import subprocess
-import sys
-import tempfile
-import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path

@@ -7,7 +7,6 @@ Layers, bottom first, are read off the folders: `kitgen/core/` (and the package'
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kitgen"

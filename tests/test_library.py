@@ -30,7 +30,7 @@ from pypdf.generic import ContentStream, DecodedStreamObject, NameObject
 
 from conftest import library_kit, CONTENT, MM_PER_PT, REPO, Box, form_placements, page_facts, pt_to_mm
 from kitgen.check.content import check_activity
-from kitgen.app.build import BuildOptions, BuildResult
+from kitgen.app.build import BuildResult
 from kitgen.cli import main
 from kitgen.load.library import Library
 from kitgen.load import load_activity, LoadedActivity

@@ -15,7 +15,7 @@ from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
 from kitgen.load.library import Library
 
-from conftest import CONTENT, file_of, library_copy, page_facts
+from conftest import file_of, library_copy, page_facts
 
 
 def copy(tmp_path: Path, activity_id: str, *changes: tuple[str, str]) -> Path:

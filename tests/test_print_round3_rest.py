@@ -23,7 +23,7 @@ from kitgen.export.cricut import DPI
 from kitgen.load.library import Library
 from kitgen.locale import translations
 
-from conftest import CONTENT, kitgen_env
+from conftest import CONTENT, kitgen_env, options_kit
 
 FOLD_LABEL = "faces and backs, fold on the line"
 SHIPPED = ("de", "es", "fr", "it", "ro")
@@ -44,13 +44,12 @@ def test_every_shipped_catalog_names_a_fold_sheet_as_faces_and_backs(language: s
     assert said != catalog.gettext("faces"), f"{language}: a fold sheet is still labelled as faces alone"
 
 
-def test_fold_sheets_are_labelled_faces_and_backs_in_english_and_romanian(tmp_path: Path) -> None:
-    library = Library.open(CONTENT)
-    english = build("growing-discard", BuildOptions(out_dir=tmp_path / "en", fold=True), library)
+def test_fold_sheets_are_labelled_faces_and_backs_in_english_and_romanian() -> None:
+    english = options_kit("growing-discard", fold=True)  # the fold build test_printing shares
     cards = next(f.path for f in english.files if f.path.name.endswith("-cards.pdf"))
     labels = [line for text in _page_texts(cards) for line in text.splitlines() if " · sheet " in line]
     assert labels and all(FOLD_LABEL in line for line in labels), labels
-    romanian = build("trash", BuildOptions(out_dir=tmp_path / "ro", fold=True), library, language="ro")
+    romanian = options_kit("trash", "ro", fold=True)
     deck = next(f.path for f in romanian.files if "pachet" in f.path.name)
     said = translations("ro").gettext(FOLD_LABEL)
     texts = _page_texts(deck)
@@ -98,8 +97,8 @@ def test_a_printer_profile_keeps_the_flip_it_was_measured_with_and_a_build_with_
 
 # --- Cricut pictures ---------------------------------------------------------------------------------------------
 
-def test_cricut_cards_are_exactly_the_cut_files_outlines_and_centred(tmp_path: Path) -> None:
-    result = build("growing-discard", BuildOptions(out_dir=tmp_path, cutter="cricut"), Library.open(CONTENT))
+def test_cricut_cards_are_exactly_the_cut_files_outlines_and_centred() -> None:
+    result = options_kit("growing-discard", cutter="cricut", png_dpi=300)  # the Cricut build test_printing shares
     pictures = sorted(p for p in result.pictures if "-cricut-" in p.name and p.suffix == ".png")
     assert pictures
     scale = DPI / INCH

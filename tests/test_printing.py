@@ -23,10 +23,8 @@ import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, pt_to_mm, shared, shared_folder_path
-from kitgen.app.build import build, BuildOptions
+from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, options_kit, pt_to_mm
 from kitgen.cli import main
-from kitgen.load.library import Library
 
 PT_PER_MM = 1 / MM_PER_PT
 CARD_MM = (63.5, 88.9)  # poker, the activity's card_size
@@ -73,18 +71,10 @@ def near(a: float, b: float, tol_mm: float = TOL_MM) -> bool:
 @pytest.fixture(scope="module")
 def kit():
     """kit(name) → the BuildResult of growing-discard built with that variant's options (each built once)."""
-    built: dict = {}
-
-    def made(name: str):
-        out = shared_folder_path() / "printing" / name
-        return build(ACTIVITY, BuildOptions(**{"paper": "a4", **VARIANTS[name]}, out_dir=out), Library.open(CONTENT))
-
     def get(name: str):
         if name in ("base", "letter"):  # the default options: the build the whole test run shares
             return library_kit(ACTIVITY, VARIANTS[name].get("paper", "a4"))
-        if name not in built:  # once per test run, whichever test process asks first
-            built[name] = shared(f"printing-{name}", lambda: made(name))
-        return built[name]
+        return options_kit(ACTIVITY, **VARIANTS[name])  # once per test run, whichever test process asks first
 
     return get
 
@@ -1109,7 +1099,7 @@ def test_print_shop_writes_one_card_per_page_with_3_mm_bleed_and_its_trim_box(ki
 
 import xml.etree.ElementTree as ET  # noqa: E402
 
-VARIANTS["cricut"] = {"cutter": "cricut", "png_dpi": 300}
+VARIANTS["cricut"] = {"cutter": "cricut", "png_dpi": 300}  # the card PNGs too: a test matches them to the pictures
 CRICUT_PX = (2025, 2775)  # Design Space's Print Then Cut limit, 6.75 × 9.25 in, at 300 dpi
 
 
