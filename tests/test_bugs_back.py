@@ -9,18 +9,15 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from conftest import CONTENT, file_of, MM_PER_PT
-from kitgen.app.build import build, BuildOptions
+from conftest import file_of, library_kit, MM_PER_PT
 from kitgen.load import load_activity
-from kitgen.load.library import Library
 from test_printing import page_art
 from test_spreadsheets import csv_text, HEAD, ROWS
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory):
-    return build("growing-discard", BuildOptions(paper="a4", out_dir=tmp_path_factory.mktemp("kit")),
-                 Library.open(CONTENT))
+def built():
+    return library_kit("growing-discard")
 
 
 def test_the_calibration_ruler_on_a4_is_100_mm_long(built) -> None:

@@ -10,10 +10,7 @@ import pdfplumber
 import pypdf
 import pytest
 
-from kitgen.app.build import build, BuildOptions
-from kitgen.load.library import Library
-
-from conftest import CONTENT, form_placements, pt_to_mm
+from conftest import form_placements, library_kit, pt_to_mm
 
 CARD = (63.5, 88.9)
 HAIRLINE = 0.3  # pt: crop marks and cut lines are 0.25 pt; card art and the rulers are heavier
@@ -21,9 +18,8 @@ RULER = 0.5
 
 
 @pytest.fixture(scope="module")
-def letter(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("letter")
-    result = build("growing-discard", BuildOptions(out_dir=out, paper="letter"), Library.open(CONTENT))
+def letter() -> Path:
+    result = library_kit("growing-discard", "letter")  # the Letter build the test run shares
     return result.folder / "growing-discard-cards.pdf"
 
 

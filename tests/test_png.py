@@ -14,6 +14,8 @@ from kitgen.app.build import build, BuildOptions
 from kitgen.load.library import Library
 from kitgen.load import load_activity
 
+from conftest import library_kit
+
 REPO = Path(__file__).resolve().parents[1]
 DPI = 150
 
@@ -71,6 +73,6 @@ def test_a_picture_shows_what_the_sheet_prints_for_that_card(png_kit):
     assert blank > 5, "the picture is nearly empty"
 
 
-def test_an_unchanged_build_without_png_leaves_no_pictures(tmp_path):
-    result = build("growing-discard", BuildOptions(out_dir=tmp_path), Library.open(REPO / "content"))
+def test_an_unchanged_build_without_png_leaves_no_pictures():
+    result = library_kit("growing-discard")
     assert result.pictures == [] and not (result.folder / "png").exists()

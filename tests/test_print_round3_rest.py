@@ -23,7 +23,7 @@ from kitgen.export.cricut import DPI
 from kitgen.load.library import Library
 from kitgen.locale import translations
 
-from conftest import CONTENT, kitgen_env, options_kit
+from conftest import CONTENT, kitgen_env, library_kit, options_kit
 
 FOLD_LABEL = "faces and backs, fold on the line"
 SHIPPED = ("de", "es", "fr", "it", "ro")
@@ -145,8 +145,8 @@ def _clips(page) -> list[tuple[float, float, float, float]]:
     return clips
 
 
-def test_the_mat_trim_line_starts_exactly_at_the_trim_and_leaves_the_cut_away_margin_blank(tmp_path: Path) -> None:
-    result = build("trash", BuildOptions(out_dir=tmp_path), Library.open(CONTENT), language="en")
+def test_the_mat_trim_line_starts_exactly_at_the_trim_and_leaves_the_cut_away_margin_blank() -> None:
+    result = library_kit("trash", language="en")
     mat = next(f.path for f in result.files if f.path.name.endswith("-mat.pdf"))
     reader = pypdf.PdfReader(mat)
     seen = 0
@@ -168,8 +168,8 @@ def test_the_mat_trim_line_starts_exactly_at_the_trim_and_leaves_the_cut_away_ma
 
 # --- slips -------------------------------------------------------------------------------------------------------
 
-def test_slip_text_stays_3_mm_inside_every_edge_of_its_slip(tmp_path: Path) -> None:
-    result = build("needle-in-a-card-stack", BuildOptions(out_dir=tmp_path), Library.open(CONTENT))
+def test_slip_text_stays_3_mm_inside_every_edge_of_its_slip() -> None:
+    result = library_kit("needle-in-a-card-stack")
     slips = next(f for f in result.files if f.role == "slips")
     assert slips.document is not None
     with pdfplumber.open(slips.path) as pdf:

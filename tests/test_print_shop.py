@@ -23,7 +23,7 @@ from kitgen.load.library import Library
 
 from kitgen.load import load_activity
 
-from conftest import CONTENT, pt_to_mm, require_tool
+from conftest import CONTENT, library_kit, pt_to_mm, require_tool
 
 POKER = (63.5, 88.9)
 EXACT = 0.01  # mm
@@ -183,9 +183,9 @@ def test_print_shop_files_pass_the_pdfx4_checklist(shop):
         assert qpdf.returncode == 0 and "No syntax or stream encoding errors" in qpdf.stdout, qpdf.stdout
 
 
-def test_the_checklist_finds_what_a_plain_card_file_lacks(tmp_path):
+def test_the_checklist_finds_what_a_plain_card_file_lacks():
     """The checklist can fail: the same kit without --print-shop has none of it."""
-    plain = build("growing-discard", BuildOptions(out_dir=tmp_path), Library.open(CONTENT))
+    plain = library_kit("growing-discard")
     problems = checklist(plain.folder / "growing-discard-cards.pdf")
     assert any("output intent" in p for p in problems) and any("GTS_PDFXVersion" in p for p in problems)
     assert any("TrimBox" in p or "Trapped" in p for p in problems) or len(problems) >= 3

@@ -10,7 +10,7 @@ from PIL import Image
 from kitgen.app.build import build, BuildOptions
 from kitgen.load.library import Library
 
-from conftest import CONTENT
+from conftest import CONTENT, library_kit, options_kit
 
 
 def png_chunks(path: Path) -> list[bytes]:
@@ -24,8 +24,8 @@ def png_chunks(path: Path) -> list[bytes]:
     return chunks
 
 
-def test_card_pictures_are_tagged_srgb_and_exactly_the_card_at_their_dpi(tmp_path):
-    result = build("growing-discard", BuildOptions(out_dir=tmp_path, png_dpi=300), Library.open(CONTENT))
+def test_card_pictures_are_tagged_srgb_and_exactly_the_card_at_their_dpi():
+    result = options_kit("growing-discard", cutter="cricut", png_dpi=300)  # the Cricut build others share
     pictures = sorted((result.folder / "png").glob("*.png"))
     assert pictures
     for path in pictures:
@@ -37,7 +37,7 @@ def test_card_pictures_are_tagged_srgb_and_exactly_the_card_at_their_dpi(tmp_pat
 
 
 def test_font_subsets_are_tagged_per_file(tmp_path):
-    result = build("growing-discard", BuildOptions(out_dir=tmp_path), Library.open(CONTENT))
+    result = library_kit("growing-discard")
     tags = {}
     for file in result.files:
         names = set(re.findall(rb"/BaseFont /([A-Z]{6})\+", (result.folder / file.name).read_bytes()))
@@ -45,15 +45,15 @@ def test_font_subsets_are_tagged_per_file(tmp_path):
         tags[file.name] = names
     every = [tag for names in tags.values() for tag in names]
     assert len(set(every)) == len(every), "two files share a subset tag"
-    again = build("growing-discard", BuildOptions(out_dir=tmp_path / "again"), Library.open(CONTENT))
+    again = build("growing-discard", BuildOptions(out_dir=tmp_path / "again"), Library.open(CONTENT))  # a build of its own
     assert (again.folder / "growing-discard-cards.pdf").read_bytes() == (
         result.folder / "growing-discard-cards.pdf").read_bytes(), "the same file again, byte for byte"
 
 
-def test_large_print_footers_and_credits_are_large_too(tmp_path):
+def test_large_print_footers_and_credits_are_large_too():
     import pdfplumber
 
-    result = build("growing-discard", BuildOptions(out_dir=tmp_path, large_print=True), Library.open(CONTENT))
+    result = options_kit("growing-discard", large_print=True)
     for file in result.files:
         if file.role in ("cards", "optional-cards"):
             continue

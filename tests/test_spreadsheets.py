@@ -22,7 +22,7 @@ from kitgen.load.library import Library
 from kitgen.load import load_activity
 from kitgen.load.spreadsheets import read_csv, read_workbook
 
-from conftest import kitgen_env, lines_run
+from conftest import kitgen_env, library_kit, lines_run
 from sheetfiles import write_ods, write_xlsx
 
 REPO = Path(__file__).resolve().parents[1]
@@ -273,7 +273,7 @@ def test_the_library_example_reads_its_cards_from_a_csv_and_an_xlsx(tmp_path: Pa
     assert questions.total == answers.total == 20
     assert sorted(card.data["a"] * card.data["b"] for card in questions.cards) == sorted(
         int(card.name) for card in answers.cards for _ in range(card.count))
-    result = build("times-table-pairs", BuildOptions(out_dir=tmp_path), Library(REPO / "content"))
+    result = library_kit("times-table-pairs")
     cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)
     # every answer card's number is its value, printed large in the middle (big-value), not a small title
