@@ -199,7 +199,7 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
         with Image.open(io.BytesIO(data)) as picture:
             if (picture.format or "").lower() != kind:
                 raise PictureError(f"{reference!r} is not a readable {kind.upper()} picture (its first bytes say "
-                                   f"{kind.upper()}, its content does not)")
+                                   f"{kind.upper()}, the rest does not); expected a whole {kind.upper()} file")
             width, height = picture.size  # read from the header: nothing is decoded yet
             if width * height > MAX_PIXELS:
                 raise PictureError(f"{reference!r} is {width} × {height} pixels, expected at most "
@@ -216,8 +216,8 @@ def raster_size(data: bytes, kind: str, reference: str) -> tuple[int, int]:
         raise
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, zlib.error,
             Image.DecompressionBombError) as error:
-        raise PictureError(f"{reference!r} is not a readable {kind.upper()} picture ({plain_reason(error)})") \
-            from None
+        raise PictureError(f"{reference!r} is not a readable {kind.upper()} picture ({plain_reason(error)}); "
+                           f"expected a whole {kind.upper()} file") from None
     return width, height
 
 

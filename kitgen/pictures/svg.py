@@ -9,8 +9,8 @@ from functools import lru_cache
 from typing import Any, cast, TYPE_CHECKING
 
 from kitgen.core.display import Clip, Color, Gradient, Group, IDENTITY, Item, Matrix, Path, Segment, Stroke, Text
-from kitgen.fonts.registry import BOLD, REGULAR, string_width
-from kitgen.pictures.svg_style import Extras, GradientSpec, Styled, styled, SvgRefused
+from kitgen.fonts.registry import BOLD, REGULAR
+from kitgen.pictures.svg_style import Extras, GradientSpec, Styled, styled, TextRun
 
 if TYPE_CHECKING:
     from reportlab.graphics.shapes import Drawing, Shape
@@ -290,18 +290,20 @@ def _alpha(*values: float) -> float:
     return round(min(1.0, max(0.0, math.prod(values))), 2)
 
 
-def _text(node: Any, matrix: Matrix, items: list[Item], extras: Extras | None) -> None:
-    """An SVG text run in kitgen's body font (bold when the SVG asks for a bold face), at its size, colour and
-    anchor; the picture's transform carries it (a Group round it)."""
-    color = _color(getattr(node, "fillColor", None))
-    if color is None or not node.text:
-        return
-    font = BOLD if "bold" in str(getattr(node, "fontName", "")).lower() else REGULAR
-    size = float(node.fontSize)
-    width = string_width(node.text, font, size)
-    x = float(node.x) - {"middle": width / 2, "end": width}.get(getattr(node, "textAnchor", "start"), 0.0)
-    items.append(Group((Text(round(x, 3), round(float(node.y), 3), node.text, font, round(size, 3), color),),
-                       cast(Matrix, tuple(round(n, 6) for n in matrix))))
+def _text(runs: Sequence[TextRun], matrix: Matrix, items: list[Item]) -> None:
+    """An SVG text's pieces (`svg_style.text_runs`) in kitgen's body font, in a group that carries the picture's
+    transform (`matrix` is that of the text's own group, whose y runs up: a piece at y is drawn at -y)."""
+    from svglib.svglib import Svg2RlgAttributeConverter
+
+    converter = Svg2RlgAttributeConverter()
+    texts: list[Item] = []
+    for run in runs:
+        color = _color(converter.convertColor(run.fill)) if run.fill != "none" else None
+        if color is not None:
+            texts.append(Text(round(run.x, 3), round(-run.y, 3), run.text, BOLD if run.bold else REGULAR,
+                              round(run.size, 3), color))
+    if texts:
+        items.append(Group(tuple(texts), cast(Matrix, tuple(round(n, 6) for n in matrix))))
 
 
 def _walk(node: Shape, matrix: Matrix, items: list[Item], name: str, line_only: bool, styled_: Styled,
@@ -311,6 +313,9 @@ def _walk(node: Shape, matrix: Matrix, items: list[Item], name: str, line_only: 
     extras = styled_.extras.get(getattr(node, "svgid", None) or "", extras)
     if isinstance(node, shapes.Group):
         inner = _compose(matrix, tuple(node.transform)) if getattr(node, "transform", None) else matrix
+        if extras is not None and extras.runs is not None and any(isinstance(c, shapes.String) for c in node.contents):
+            _text(extras.runs, inner, items)  # the text's own group: its pieces placed by svg_style, not svglib
+            return
         drawn: list[Item] = []
         clips = []
         for child in node.contents:
@@ -328,8 +333,7 @@ def _walk(node: Shape, matrix: Matrix, items: list[Item], name: str, line_only: 
             items += drawn
         return
     if isinstance(node, shapes.String):
-        _text(node, matrix, items, extras)
-        return
+        return  # (a text is drawn from its own group, above)
     segments = _segments(node)
     if not segments:
         return  # (svglib's own gradient painting: the walk draws the gradient from `extras`)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from kitgen.fonts.registry import missing_glyphs, unsupported_characters
+from kitgen.fonts.registry import BOLD, missing_glyphs, REGULAR, string_width, unsupported_characters
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
@@ -60,6 +60,18 @@ class GradientSpec:
     line: int | None
 
 
+@dataclass(frozen=True)
+class TextRun:
+    """A piece of an SVG text in one style, the left end of its baseline at (x, y) in the user space (y down)."""
+
+    x: float
+    y: float
+    text: str
+    bold: bool
+    size: float
+    fill: str  # as written (a colour name, #hex, rgb(...))
+
+
 @dataclass
 class Extras:
     """What the walk needs for one shape or text element, beyond what the SVG reader keeps."""
@@ -68,6 +80,7 @@ class Extras:
     opacity: float = 1.0  # `opacity` of the element and of every group around it
     stroke_first: bool = False  # paint-order: the outline under the fill
     gradient: GradientSpec | None = None
+    runs: tuple[TextRun, ...] | None = None  # a text element's pieces, placed (None for a shape)
 
 
 @dataclass
@@ -175,7 +188,7 @@ def styled(root: Any) -> Styled:
             (float(re.sub("[a-z%]+$", "", root.get("width", "0"))), float(re.sub("[a-z%]+$", "", root.get("height", "0"))))
     except ValueError:
         result.box = (0.0, 0.0)
-    _check(result, root, 1.0, {}, in_text=False, in_clip=False)
+    _check(result, root, 1.0, in_text=False, in_clip=False)
     return result
 
 
@@ -200,15 +213,15 @@ def _refuse(element: Any, message: str) -> SvgRefused:
     return SvgRefused(element.sourceline, f"<{localname(element)}> {message}")
 
 
-def _check(s: Styled, element: Any, opacity: float, seen: dict[str, int], in_text: bool, in_clip: bool) -> None:
+def _check(s: Styled, element: Any, opacity: float, in_text: bool, in_clip: bool) -> None:
     """Check one element and what it holds; record the extras of each shape and text."""
     try:
-        _check_one(s, element, opacity, seen, in_text, in_clip)
+        _check_one(s, element, opacity, in_text, in_clip)
     except SvgRefused as problem:
         s.problems.append(problem)
 
 
-def _check_one(s: Styled, element: Any, opacity: float, seen: dict[str, int], in_text: bool, in_clip: bool) -> None:
+def _check_one(s: Styled, element: Any, opacity: float, in_text: bool, in_clip: bool) -> None:
     name = localname(element)
     props = s.props.get(element, {})
     if props.get("display") == "none":
@@ -256,10 +269,10 @@ def _check_one(s: Styled, element: Any, opacity: float, seen: dict[str, int], in
     if name in GRADIENTS or name == "stop":
         return  # checked where a shape uses it
     if name in LEAVES:
-        _leaf(s, element, props, opacity, seen)
+        _leaf(s, element, opacity)
     for child in element:
         if isinstance(child.tag, str) and _is_svg(child):
-            _check(s, child, opacity, seen, in_text or name == "text", in_clip or name == "clipPath")
+            _check(s, child, opacity, in_text or name == "text", in_clip or name == "clipPath")
 
 
 def _check_characters(element: Any) -> None:
@@ -284,10 +297,10 @@ def _check_properties(s: Styled, element: Any, props: dict[str, str], in_text: b
         if target is None or localname(target) != "clipPath":
             raise _refuse(element, f"is clipped by {clip!r}, which is not a <clipPath> of this file; expected "
                                    "url(#id) of a <clipPath>")
-        _check(s, target, 1.0, {}, in_text=False, in_clip=False)
+        _check(s, target, 1.0, in_text=False, in_clip=False)
         for inner in target.iter():
             if isinstance(inner.tag, str) and localname(inner) in SHAPES | {"use"}:
-                _check(s, inner, 1.0, {}, in_text=False, in_clip=True)
+                _check(s, inner, 1.0, in_text=False, in_clip=True)
     for key, default in (("mix-blend-mode", "normal"), ("vector-effect", "none"), ("stroke-dashoffset", "0"),
                          ("transform-origin", ""), ("transform-box", "")):
         value = props.get(key, default) or default
@@ -321,14 +334,14 @@ def _check_properties(s: Styled, element: Any, props: dict[str, str], in_text: b
                                        "left out")
 
 
-def _leaf(s: Styled, element: Any, props: dict[str, str], opacity: float, seen: dict[str, int]) -> None:
+def _leaf(s: Styled, element: Any, opacity: float) -> None:
     ident = element.get("id")
-    if not ident or ident in s.extras:
-        seen["n"] = seen.get("n", 0) + 1
-        ident = f"kitgen-{seen['n']}"
+    if not ident or s.by_id.get(ident) is not element:  # none, or another element's too
+        ident = f"kitgen-{len(s.extras) + 1}"
         while ident in s.by_id:
             ident += "-"
         element.set("id", ident)  # the drawing's shape carries it back to the walk
+        s.by_id[ident] = element
     order = (_inherited(s, element, "paint-order") or "normal").split()
     extras = Extras(element.sourceline, opacity, bool(order) and order[0] in ("stroke", "markers")
                     and order.index("stroke") < (order.index("fill") if "fill" in order else 9))
@@ -337,7 +350,97 @@ def _leaf(s: Styled, element: Any, props: dict[str, str], opacity: float, seen: 
         found = _URL.match(fill)
         assert found is not None  # (checked where the fill was given)
         extras.gradient = gradient_spec(s, s.by_id[found.group(1)])
+    if localname(element) == "text":
+        extras.runs = text_runs(s, element)
     s.extras[ident] = extras
+
+
+UNITS = {"": 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
+
+
+def _length(element: Any, name: str, value: str, em: float, whole: float) -> float:
+    """A length in user units: a number with a unit, `em` of the font size, `%` of `whole`."""
+    found = re.fullmatch(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([a-z]*|%)", value.strip())
+    if not found or (found.group(2) not in UNITS and found.group(2) not in ("em", "%")):
+        raise _refuse(element, f"has {name}={value!r}, which kitgen cannot place; expected one number (a length)")
+    number, unit = float(found.group(1)), found.group(2)
+    return number * (em if unit == "em" else whole / 100 if unit == "%" else UNITS[unit])
+
+
+def text_runs(s: Styled, text: Any) -> tuple[TextRun, ...]:
+    """The pieces of `<text>` and its `<tspan>`s in kitgen's body font, each text chunk (a run of pieces from a
+    given x) moved by its text-anchor: middle centres the whole chunk on its x, end ends it there. White space
+    is collapsed as SVG does by default."""
+    chunks: list[tuple[str, list[TextRun]]] = []
+    pen = [0.0, 0.0]
+
+    def size_of(element: Any) -> float:
+        chain = [e for e in [element, *element.iterancestors()] if s.props.get(e, {}).get("font-size")]
+        size = 16.0
+        for owner in reversed(chain):
+            size = _length(owner, "font-size", s.props[owner]["font-size"], size, size)
+        return size
+
+    def place(element: Any, size: float) -> None:
+        props = s.props.get(element, {})
+        for key, index, whole in (("x", 0, s.box[0]), ("y", 1, s.box[1])):
+            if props.get(key):
+                if len(props[key].replace(",", " ").split()) > 1:
+                    raise _refuse(element, f"has {key}={props[key]!r}, a place for each character, which kitgen "
+                                           "does not draw; expected one number")
+                pen[index] = _length(element, key, props[key], size, whole)
+                if index == 0 or not chunks:
+                    chunks.append((_inherited(s, element, "text-anchor") or "start", []))
+        for key, index, whole in (("dx", 0, s.box[0]), ("dy", 1, s.box[1])):
+            if props.get(key):
+                pen[index] += _length(element, key, props[key].replace(",", " ").split()[0], size, whole)
+        shift = props.get("baseline-shift", "baseline")
+        if shift not in ("baseline", "0"):
+            raise _refuse(element, f"has baseline-shift={shift!r}, which kitgen does not draw; expected it left out")
+
+    def add(words: str | None, element: Any, size: float) -> None:
+        if not words:
+            return
+        words = re.sub(r"\s+", " ", words)
+        before = [piece.text for _, chunk in chunks for piece in chunk]
+        if not before or before[-1].endswith(" "):  # the first space, and one after a space, are dropped
+            words = words.lstrip()
+        if not words:
+            return
+        if not chunks:
+            chunks.append((_inherited(s, text, "text-anchor") or "start", []))
+        weight = _inherited(s, element, "font-weight") or "normal"
+        bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 600)
+        fill = _inherited(s, element, "fill") or "black"
+        if fill == "currentColor":
+            fill = _inherited(s, element, "color") or "black"
+        chunks[-1][1].append(TextRun(pen[0], pen[1], words, bold, size, fill))
+        pen[0] += string_width(words, BOLD if bold else REGULAR, size)
+
+    def walk(element: Any) -> None:
+        size = size_of(element)
+        place(element, size)
+        add(element.text, element, size)
+        for child in element:
+            if isinstance(child.tag, str) and localname(child) in ("tspan", "a") and \
+                    s.props.get(child, {}).get("display") != "none":
+                walk(child)
+            add(child.tail, element, size)
+
+    walk(text)
+    last = next((chunk for _, chunk in reversed(chunks) if chunk), None)
+    if last:  # the text's last space is dropped, as SVG's default white-space handling does
+        end = last[-1]
+        last[-1] = TextRun(end.x, end.y, end.text.rstrip(), end.bold, end.size, end.fill)
+    runs: list[TextRun] = []
+    for anchor, chunk in chunks:
+        if not chunk:
+            continue
+        width = chunk[-1].x + string_width(chunk[-1].text, BOLD if chunk[-1].bold else REGULAR, chunk[-1].size) \
+            - chunk[0].x
+        move = {"middle": width / 2, "end": width}.get(anchor, 0.0)
+        runs += [TextRun(p.x - move, p.y, p.text, p.bold, p.size, p.fill) for p in chunk if p.text]
+    return tuple(runs)
 
 
 def _chain(s: Styled, element: Any) -> Iterator[Any]:
