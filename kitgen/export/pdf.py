@@ -15,12 +15,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Protocol
 from weakref import WeakKeyDictionary
 
-from kitgen.core.cache import Shelf
+from kitgen.core.cache import code_digest, Shelf
 from kitgen.core.display import (Box, Circle, Color, Document, Form, Gradient, Group, IDENTITY, Image, Item, Line,
                                  Page, Path, Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
 from kitgen.core.forked import Forked, worth_sharing
-from kitgen.core.cache import code_digest
+from kitgen.pictures.files import plain_reason
 from kitgen.export import pdfx
 from kitgen.export.operators import (color_operator, fp_str, path_code, path_operators, plain_bounds,
                                      stroke_operators)
@@ -389,7 +389,7 @@ class _Painter:
                 picture = ImageReader(io.BytesIO(item.data))
                 self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
         except Exception as error:  # a picture ReportLab cannot read
-            raise BuildError(f"{item.name or 'image'}: cannot be drawn ({error})") from None
+            raise BuildError(f"{item.name or 'image'}: cannot be drawn ({plain_reason(error)})") from None
 
     def group(self, item: Group) -> None:
         with self.saved():

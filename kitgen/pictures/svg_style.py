@@ -92,6 +92,7 @@ class Styled:
     by_id: dict[str, Any] = field(default_factory=dict)
     extras: dict[str, Extras] = field(default_factory=dict)  # by the id of the element (one is given if it has none)
     problems: list[SvgRefused] = field(default_factory=list)  # in the order of the file
+    clips: set[Any] = field(default_factory=set)  # the clipPaths checked
     box: tuple[float, float] = (0.0, 0.0)  # the viewBox's width and height, for percentages
 
 
@@ -240,7 +241,8 @@ def _check_one(s: Styled, element: Any, opacity: float, in_text: bool, in_clip: 
         raise _refuse(element, "is see-through (opacity) and repeats a drawing (<use>), which kitgen does not draw; "
                                "expected the opacity on the shapes themselves")
     if name in ("text", "tspan"):
-        alpha = opacity * _number(_inherited(s, element, "fill-opacity") or "1")
+        alpha = opacity * _number(_inherited(s, element, "fill-opacity") or "1") * _color_alpha(
+            _inherited(s, element, "fill"))
         if alpha < 1:
             raise _refuse(element, "is see-through text (opacity or fill-opacity), which kitgen does not draw; "
                                    "expected text that is not see-through")
@@ -275,6 +277,16 @@ def _check_one(s: Styled, element: Any, opacity: float, in_text: bool, in_clip: 
             _check(s, child, opacity, in_text or name == "text", in_clip or name == "clipPath")
 
 
+def _color_alpha(value: str) -> float:
+    """The opacity a colour value carries itself (`rgba(...)`, `#rrggbbaa`), 1 for any other."""
+    if not value or value.startswith("url(") or value in ("none", "currentColor"):
+        return 1.0
+    from svglib.svglib import Svg2RlgAttributeConverter
+
+    color = Svg2RlgAttributeConverter().convertColor(value)
+    return float(getattr(color, "alpha", 1.0) or 0.0) if color is not None else 1.0
+
+
 def _check_characters(element: Any) -> None:
     words = "".join(element.itertext())
     odd = {char: "no bundled font has it" for char in missing_glyphs(words)} | unsupported_characters(words)
@@ -297,10 +309,12 @@ def _check_properties(s: Styled, element: Any, props: dict[str, str], in_text: b
         if target is None or localname(target) != "clipPath":
             raise _refuse(element, f"is clipped by {clip!r}, which is not a <clipPath> of this file; expected "
                                    "url(#id) of a <clipPath>")
-        _check(s, target, 1.0, in_text=False, in_clip=False)
-        for inner in target.iter():
-            if isinstance(inner.tag, str) and localname(inner) in SHAPES | {"use"}:
-                _check(s, inner, 1.0, in_text=False, in_clip=True)
+        if target not in s.clips:  # each clipPath checked once (one clipped by itself is not followed round)
+            s.clips.add(target)
+            _check(s, target, 1.0, in_text=False, in_clip=False)
+            for inner in target.iter():
+                if isinstance(inner.tag, str) and localname(inner) in SHAPES | {"use"}:
+                    _check(s, inner, 1.0, in_text=False, in_clip=True)
     for key, default in (("mix-blend-mode", "normal"), ("vector-effect", "none"), ("stroke-dashoffset", "0"),
                          ("transform-origin", ""), ("transform-box", "")):
         value = props.get(key, default) or default
