@@ -124,6 +124,21 @@ def test_opacity_and_clip_path_are_drawn(tmp_path: Path):
     assert min(corner) > 235, f"white outside the clip: {corner}"
 
 
+def test_rounded_corners_are_drawn(tmp_path: Path):
+    # before: a <rect> with rx/ry printed with square corners
+    svg = SVG + """\
+<rect x="10" y="10" width="180" height="180" rx="60" fill="#0000ff"/>
+<rect x="10" y="10" width="180" height="180" fill="none" stroke="#00ff00"/>
+</svg>
+"""
+    files = built(tmp_path, {"round.svg": svg}, "- {id: g, count: 1, image: round.svg, layout: picture}\n")
+    image = page_image(files["cards.pdf"], 0, SCALE)
+    box = framed(files["cards.pdf"], GREEN_FRAME)
+    corner, edge, centre = pixel(image, box, 0.04, 0.04), pixel(image, box, 0.5, 0.02), pixel(image, box, 0.5, 0.5)
+    assert min(corner) > 235, f"the corner is cut round: {corner}"
+    assert edge[2] > 200 and edge[0] < 60 and centre[2] > 200, (edge, centre)
+
+
 def test_svg_text_is_printed_in_the_body_font(tmp_path: Path):
     # before: <text> was left out of the picture
     svg = SVG + """\
@@ -194,13 +209,29 @@ def test_filter_svg_stops_the_build_with_exit_2_and_the_located_message(tmp_path
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.pdf")), "nothing is written"
 
 
-def test_metadata_and_editor_namespaces_are_left_out_quietly(tmp_path: Path):
+def test_metadata_editor_namespaces_and_editor_alternatives_are_left_out_quietly(tmp_path: Path):
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape" '
            'xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd" viewBox="0 0 10 10">'
            '<title>A square</title><desc>red</desc><metadata><x/></metadata><sodipodi:namedview/>'
            '<rect inkscape:label="layer" width="10" height="10" fill="#f00"/></svg>')
-    files = built(tmp_path, {"meta.svg": svg}, "- {id: g, count: 1, image: meta.svg}\n")
-    assert files["cards.pdf"].exists()
+    inkscape = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/'
+                'sodipodi-0.dtd" viewBox="0 0 100 100"><text xml:space="preserve" style="font-size:12px;line-height:'
+                '1.25;letter-spacing:0px;word-spacing:0px;writing-mode:lr-tb;stroke-width:0.26" x="5" y="50">'
+                '<tspan sodipodi:role="line" style="stroke-width:0.26;paint-order:markers stroke fill" x="5" y="50">'
+                'Inkscape</tspan></text></svg>')
+    illustrator = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:i="http://ns.adobe.com/AdobeIllustrator/10.0/" '
+                   'viewBox="0 0 10 10" enable-background="new 0 0 10 10" xml:space="preserve"><style>.st0{fill:'
+                   '#FF0000;}</style><switch><foreignObject requiredExtensions="http://ns.adobe.com/AdobeIllustrator/'
+                   '10.0/" width="1" height="1"><i:pgfRef/></foreignObject><g><rect class="st0" width="10" '
+                   'height="10"/></g></switch></svg>')
+    files = built(tmp_path, {"meta.svg": svg, "ink.svg": inkscape, "ai.svg": illustrator},
+                  "- {id: g, count: 1, image: meta.svg}\n- {id: h, count: 1, image: ink.svg}\n"
+                  "- {id: i, count: 1, image: ai.svg}\n")
+    with pdfplumber.open(files["cards.pdf"]) as document:
+        words = document.pages[0].extract_text()
+        reds = [shape for page in document.pages for shape in page.rects + page.curves
+                if shape.get("fill") and shape.get("non_stroking_color") == (1, 0, 0)]
+    assert "Inkscape" in words and len(reds) == 2, (words, len(reds))
 
 
 def _picture(kind: str, **options: object) -> bytes:

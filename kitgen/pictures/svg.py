@@ -198,6 +198,14 @@ def _segments(shape: Shape) -> list[Segment] | None:
         return out
     if isinstance(shape, shapes.Rect):
         x, y, w, h = shape.x, shape.y, shape.width, shape.height
+        rx, ry = min(float(shape.rx or 0), abs(w) / 2), min(float(shape.ry or 0), abs(h) / 2)
+        if rx > 0 and ry > 0:  # rounded corners: each a quarter ellipse
+            k = KAPPA
+            return [("m", x + rx, y), ("l", x + w - rx, y),
+                    ("c", x + w - rx + k * rx, y, x + w, y + ry - k * ry, x + w, y + ry), ("l", x + w, y + h - ry),
+                    ("c", x + w, y + h - ry + k * ry, x + w - rx + k * rx, y + h, x + w - rx, y + h),
+                    ("l", x + rx, y + h), ("c", x + rx - k * rx, y + h, x, y + h - ry + k * ry, x, y + h - ry),
+                    ("l", x, y + ry), ("c", x, y + ry - k * ry, x + rx - k * rx, y, x + rx, y), ("h",)]
         return [("m", x, y), ("l", x + w, y), ("l", x + w, y + h), ("l", x, y + h), ("h",)]
     if isinstance(shape, shapes.Circle):
         return _ellipse(shape.cx, shape.cy, shape.r, shape.r)

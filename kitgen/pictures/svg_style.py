@@ -273,6 +273,8 @@ def _check_one(s: Styled, element: Any, opacity: float, in_text: bool, in_clip: 
     if name in LEAVES:
         _leaf(s, element, opacity)
     for child in element:
+        if name == "switch" and isinstance(child.tag, str) and child.get("requiredExtensions"):
+            continue  # never drawn: the alternative for a program with that extension (Illustrator's own data)
         if isinstance(child.tag, str) and _is_svg(child):
             _check(s, child, opacity, in_text or name == "text", in_clip or name == "clipPath")
 
@@ -343,7 +345,8 @@ def _check_properties(s: Styled, element: Any, props: dict[str, str], in_text: b
                           ("alignment-baseline", ("auto", "alphabetic", "baseline")),
                           ("textLength", ()), ("lengthAdjust", ()), ("rotate", ("0",))):
             value = props.get(key, "")
-            if value and value not in fine:
+            zero = key.endswith("spacing") and re.fullmatch(r"[-+]?0*\.?0*(px|pt|em|mm)?", value) is not None
+            if value and value not in fine and not zero:
                 raise _refuse(element, f"has {key}={value!r}, which kitgen does not draw on text; expected it "
                                        "left out")
 
