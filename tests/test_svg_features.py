@@ -124,6 +124,25 @@ def test_opacity_and_clip_path_are_drawn(tmp_path: Path):
     assert min(corner) > 235, f"white outside the clip: {corner}"
 
 
+def test_each_see_through_shape_is_drawn_see_through():
+    # before: ReportLab left out the second graphics state of an equal opacity, though a Q had undone the first
+    from kitgen.core.display import Box, Document, Page, Path as PathItem
+    from kitgen.export.pdf import write_pdf
+
+    def square(x: float, y: float) -> tuple:
+        return (("m", x, y), ("l", x + 40, y), ("l", x + 40, y + 40), ("l", x, y + 40), ("h",))
+
+    items = [Box(10, 10, 40, 40, None, (1.0, 0.0, 0.0), alpha=0.5), Box(60, 10, 40, 40, None, (1.0, 0.0, 0.0), alpha=0.5),
+             PathItem(square(10, 100), fill=(0.0, 0.0, 1.0), fill_alpha=0.5),
+             PathItem(square(60, 100), fill=(0.0, 0.0, 1.0), fill_alpha=0.5)]
+    pdf = write_pdf(Document("see-through", [Page(200, 200, items)]), keep=False)
+    image = page_image(pdf, 0, 1)
+    for x, y in ((30, 170), (80, 170)):  # (pixels from the top left: the boxes' middles)
+        assert 100 < image.getpixel((x, y))[1] < 160, (x, y, image.getpixel((x, y)))  # pink, not red
+    for x, y in ((30, 80), (80, 80)):  # the paths' middles
+        assert 100 < image.getpixel((x, y))[0] < 160, (x, y, image.getpixel((x, y)))  # light blue, not blue
+
+
 def test_rounded_corners_are_drawn(tmp_path: Path):
     # before: a <rect> with rx/ry printed with square corners
     svg = SVG + """\

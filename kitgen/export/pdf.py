@@ -319,7 +319,7 @@ class _Painter:
         operator = "B" if stroke is not None and fill is not None else ("S" if stroke is not None else "f")
         if alpha < 1.0:
             with self.saved():
-                self.canvas.setFillAlpha(alpha)
+                self.alpha("ca", alpha)
                 self.canvas.addLiteral(f"{code} {operator}")
         else:
             self.canvas.addLiteral(f"{code} {operator}")

@@ -175,6 +175,8 @@ def plain_reason(error: BaseException) -> str:
     text = re.sub(r"\s*<[^<>]*\bat 0x[0-9a-fA-F]+>", "", text)
     text = re.sub(r"\s*\(<string>, line \d+\)", "", text)
     text = re.sub(r"\s*\bline \d+, column \d+$", "", text.strip().rstrip(","))
+    text = re.sub(r"Excessive depth in document: (\d+) use XML_PARSE_HUGE option",
+                  lambda found: f"elements nested more than {int(found.group(1)) - 1} deep", text)
     return text.strip(" ,:") or type(error).__name__
 
 

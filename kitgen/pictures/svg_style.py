@@ -19,6 +19,7 @@ from kitgen.fonts.registry import BOLD, missing_glyphs, REGULAR, string_width, u
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 EXPECTED = "expected shapes, paths, gradients and text"
+MAX_RULES = 2_000  # style rules a picture's sheets may hold (each is matched against every element)
 
 CONTAINERS = {"svg", "g", "defs", "a", "symbol", "switch"}
 SHAPES = {"path", "rect", "circle", "ellipse", "line", "polyline", "polygon"}
@@ -125,7 +126,7 @@ def _style_sheet(root: Any) -> tuple[Any, list[tuple[Any, str]]]:
     import cssselect2
     import tinycss2
 
-    matcher, problems = None, []
+    matcher, problems, count = None, [], 0
     for element in root.iter():
         if not (_is_svg(element) and localname(element) == "style"):
             continue
@@ -134,6 +135,10 @@ def _style_sheet(root: Any) -> tuple[Any, list[tuple[Any, str]]]:
             problems.append((element, f"<style type={kind!r}> is not read by kitgen; expected a CSS style sheet"))
             continue
         rules = tinycss2.parse_stylesheet("".join(element.itertext()), skip_comments=True, skip_whitespace=True)
+        count += len(rules)
+        if count > MAX_RULES:
+            problems.append((element, f"<style> holds more than {MAX_RULES:,} rules; expected at most {MAX_RULES:,}"))
+            break
         for rule in rules:
             if rule.type == "at-rule":
                 problems.append((element, f"<style> holds an @{rule.lower_at_keyword} rule, which kitgen does not "
