@@ -98,7 +98,7 @@ def test_check_finds_a_corrupt_image_file(tmp_path: Path):
     (library(tmp_path, text) / "garbage.png").write_bytes(b"not a picture at all")
     message = run_check(tmp_path, text)
     assert_located(message, line_of(text, "garbage.png"),
-                   r"decks\[0\]\.cards\[0\]\.image: 'garbage\.png' is not a readable PNG picture")
+                   r"decks\[0\]\.cards\[0\]\.image: 'garbage\.png' is not a picture: it is text")
 
 
 def test_check_finds_a_qr_code_too_dense_for_its_place(tmp_path: Path):

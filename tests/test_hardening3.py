@@ -268,7 +268,8 @@ BROKEN_SVGS = {
     "matrix": SVG.format(size='width="10" height="10"', group='transform="matrix(1 0 0 1 NaN 0)"', width="5"),
     "stroke": ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect x="1" y="1" width="5" '
                'height="5" fill="none" stroke="#000" stroke-width="1e400"/></svg>'),
-    "empty": '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text x="1" y="5">hi</text></svg>',
+    "empty": ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5" '
+              'fill="none"/><text x="1" y="5" fill="none">hi</text></svg>'),  # (text is drawn, unless unfilled)
 }
 
 

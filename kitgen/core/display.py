@@ -99,6 +99,19 @@ class Image:
     name: str = ""  # for messages
 
 
+@dataclass(frozen=True)
+class Gradient:
+    """A blend of colours filling a path: `linear` along the line (x0, y0) → (x1, y1) of `coords`, or `radial`
+    from the focus (fx, fy) of `coords` out to the circle (cx, cy, r) after it; `stops` are (offset 0..1,
+    colour), in order. `coords` are in the gradient's own space, which `matrix` maps onto the coordinates of the
+    path it fills. Past its ends the blend keeps its end colours."""
+
+    kind: str  # "linear" or "radial"
+    coords: tuple[float, ...]  # linear (x0, y0, x1, y1); radial (fx, fy, cx, cy, r)
+    stops: tuple[tuple[float, Color], ...]
+    matrix: Matrix = IDENTITY
+
+
 # ("m", x, y), ("l", x, y), ("c", x1, y1, x2, y2, x3, y3) or ("h",): move, line, curve, close
 Segment = Union[tuple[str, float, float], tuple[str, float, float, float, float, float, float], tuple[str]]
 
@@ -107,7 +120,8 @@ Segment = Union[tuple[str, float, float], tuple[str, float, float, float, float,
 class Path:
     """A vector outline of move/line/curve/close segments, stroked, filled (`even_odd`: the even-odd rule
     instead of non-zero winding), or both; `join` is the line join (0 mitre, 1 round, 2 bevel). SVG pictures
-    are drawn as paths, so they stay sharp at any size."""
+    are drawn as paths, so they stay sharp at any size. With a `gradient` the fill is that blend, and `fill` is
+    its average colour (for whatever cannot draw a blend); `fill_alpha` and `stroke_alpha` are opacities."""
 
     segments: tuple[Segment, ...]
     stroke: Stroke | None = None
@@ -115,16 +129,22 @@ class Path:
     even_odd: bool = False
     join: int = 0
     name: str = ""  # the picture it belongs to, for messages
+    gradient: Gradient | None = None
+    fill_alpha: float = 1.0
+    stroke_alpha: float = 1.0
 
 
 @dataclass(frozen=True)
 class Clip:
-    """A clipping rectangle for the group it is part of."""
+    """A clipping rectangle for the group it is part of; with `segments`, the outline they draw instead (the
+    rectangle then holds it: its bounds), its inside by the even-odd rule when `even_odd`."""
 
     x: float
     y: float
     width: float
     height: float
+    segments: tuple[Segment, ...] = ()
+    even_odd: bool = False
 
 
 @dataclass(frozen=True)

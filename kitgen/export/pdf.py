@@ -15,15 +15,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Protocol
 from weakref import WeakKeyDictionary
 
-from kitgen.core.cache import Shelf
-from kitgen.core.display import (Box, Circle, Color, Document, Form, Group, IDENTITY, Image, Item, Line, Page, Path,
-                                 Stroke, Text, Use, walk)
+from kitgen.core.cache import code_digest, Shelf
+from kitgen.core.display import (Box, Circle, Color, Document, Form, Gradient, Group, IDENTITY, Image, Item, Line,
+                                 Page, Path, Stroke, Text, Use, walk)
 from kitgen.core.errors import BuildError
 from kitgen.core.forked import Forked, worth_sharing
-from kitgen.core.cache import code_digest
+from kitgen.pictures.files import plain_reason
 from kitgen.export import pdfx
 from kitgen.export.operators import (color_operator, fp_str, path_code, path_operators, plain_bounds,
                                      stroke_operators)
+from kitgen.export.shading import shading
 from kitgen.export.subsets import subset_seed
 from kitgen.fonts.registry import font_runs, register_fonts, REGULAR
 
@@ -37,7 +38,7 @@ ReportLabCanvas = Any
 
 TESTED_REPORTLAB = ((4, 2), (5, 2))  # from (inclusive) .. to (exclusive); the same range as pyproject.toml
 CANVAS_INTERNALS = ("_code", "_formData", "_preamble", "_restartAccumulators", "_doc", "_escape", "_pageCompression",
-                    "pop_state_stack", "_setXObjects", "_extgstate")
+                    "pop_state_stack", "_setXObjects", "_extgstate", "_shadingUsed")
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -110,7 +111,6 @@ def _file_key(document: Document) -> bytes:
 
     import reportlab
 
-
     forms = [(name, (form.digest, form.bbox) if form.digest else form) for name, form in document.forms.items()]
     drawn = (reportlab.Version, document.title, document.author, document.duplex, document.pdfx,
              [(page.width, page.height, page.boxes, page.items) for page in document.pages], forms)
@@ -121,7 +121,6 @@ def _file_key(document: Document) -> bytes:
 def _written(document: Document, kept: bool) -> bytes:
     """The PDF itself; with `kept`, the forms' compressed streams are kept for the next build of this file."""
     from reportlab.pdfgen.canvas import Canvas
-
 
     register_fonts()
     with binary_streams():
@@ -231,6 +230,7 @@ class _Painter:
         self.shared: dict[tuple[Item, ...], str | None] = {}  # a shared group's items → the form they are drawn in
         self.copy: Forked[Form, bytes] | None = None  # a second process compressing forms (`share`)
         self.theirs: dict[bytes, int] = {}  # a form's stream key → its place in the copy's results
+        self.shadings: dict[Gradient, str] = {}  # a gradient's shading, made once a file
 
     # ---------------------------------------------------------------- state
     def set(self, key: str, value: object, operator: str) -> None:
@@ -319,7 +319,7 @@ class _Painter:
         operator = "B" if stroke is not None and fill is not None else ("S" if stroke is not None else "f")
         if alpha < 1.0:
             with self.saved():
-                self.canvas.setFillAlpha(alpha)
+                self.alpha("ca", alpha)
                 self.canvas.addLiteral(f"{code} {operator}")
         else:
             self.canvas.addLiteral(f"{code} {operator}")
@@ -335,20 +335,47 @@ class _Painter:
         self.paint(path_code("circle", item.x, item.y, item.radius), item.stroke, item.fill)
 
     def path(self, item: Path) -> None:
-        """A vector outline: its segments as path operators, then stroke, fill (even-odd with `*`) or both."""
-        if item.stroke is None and item.fill is None:
-            return
+        """A vector outline: its segments as path operators, then stroke, fill (even-odd with `*`) or both; a
+        gradient painted inside the outline (clipped to it), an opacity as a graphics state."""
+        if item.gradient is None and item.fill_alpha == item.stroke_alpha == 1:
+            return self.outline(item) if item.stroke is not None or item.fill is not None else None
+        with self.saved():
+            for key, alpha in (("ca", item.fill_alpha), ("CA", item.stroke_alpha)):
+                self.alpha(key, alpha) if alpha < 1 else None
+            self.outline(item)
+
+    def outline(self, item: Path) -> None:
         if item.stroke is not None:
             self.set("join", item.join, f"{item.join} j")
         code = path_operators(item.segments)
-        operator = "B" if item.stroke is not None and item.fill is not None else ("S" if item.stroke else "f")
-        if item.even_odd and item.fill is not None:
+        fill = item.fill if item.gradient is None else None
+        if item.gradient is not None and item.fill is not None:
+            cm = f" {fp_str(*item.gradient.matrix)} cm" if item.gradient.matrix != IDENTITY else ""
+            self.canvas.addLiteral(f"q {code} W{'*' if item.even_odd else ''} n{cm} /{self.shading(item.gradient)} sh Q")
+        if item.stroke is None and fill is None:
+            return
+        operator = "B" if item.stroke is not None and fill is not None else ("S" if item.stroke else "f")
+        if item.even_odd and fill is not None:
             operator += "*"
         if item.stroke is not None:
             self.stroke(item.stroke)
-        if item.fill is not None:
-            self.fill(item.fill)
+        if fill is not None:
+            self.fill(fill)
         self.canvas.addLiteral(f"{code} {operator}")
+
+    def alpha(self, key: str, value: float) -> None:
+        """An opacity (`ca` fill, `CA` stroke) as a graphics state, written each time (unlike setFillAlpha)."""
+        states = self.canvas._extgstate._c
+        name = states.setdefault((key, value), f"gRLs{len(states)}")
+        self.canvas.addLiteral(f"/{name} gs")
+
+    def shading(self, gradient: Gradient) -> str:
+        """The name of the shading that paints `gradient` (made the first time), in the resources of what is drawn."""
+        name = self.shadings.get(gradient)
+        if name is None:
+            name = self.shadings[gradient] = self.canvas._doc.addShading(shading(gradient, self.cmyk))
+        self.canvas._shadingUsed[name] = name
+        return name
 
     def image(self, item: Image) -> None:
         from reportlab.lib.utils import ImageReader
@@ -362,11 +389,13 @@ class _Painter:
                 picture = ImageReader(io.BytesIO(item.data))
                 self.canvas.drawImage(picture, item.x, item.y, item.width, item.height, mask="auto")
         except Exception as error:  # a picture ReportLab cannot read
-            raise BuildError(f"{item.name or 'image'}: cannot be drawn ({error})") from None
+            raise BuildError(f"{item.name or 'image'}: cannot be drawn ({plain_reason(error)})") from None
 
     def group(self, item: Group) -> None:
         with self.saved():
-            if item.clip is not None:
+            if item.clip is not None and item.clip.segments:
+                self.canvas.addLiteral(f"{path_operators(item.clip.segments)} W{'*' if item.clip.even_odd else ''} n")
+            elif item.clip is not None:
                 clip = item.clip
                 self.canvas.addLiteral(f"{fp_str(clip.x, clip.y, clip.width, clip.height)} re W n")
             if item.transform != IDENTITY:
@@ -401,7 +430,6 @@ class _Painter:
         alone and not on which forms came first: what lets a form's compressed content be reused."""
         import hashlib
 
-
         wanted: dict[str, set[str]] = {}
         for text in document.distinct_texts():
             wanted.setdefault(text.font, set()).update(text.text)
@@ -425,7 +453,6 @@ class _Painter:
         one's code as escaped in a PDF string, and the subset's font name. Text of these characters alone is
         encoded by one `str.translate`, to the bytes `splitString` and `escapePDF` would give."""
         from reportlab.lib.rl_accel import escapePDF
-
 
         doc = self.canvas._doc
         font = _truetype(name)
@@ -494,8 +521,7 @@ class _Painter:
         fp_str(*form.bbox)
         self.canvas.beginForm(form.name, *form.bbox)
         self.draw(form.items)
-        own = any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
-                  or (isinstance(item, Group) and item.shared and self.shared.get(item.items))
+        own = any(_own_resources(item) or (isinstance(item, Group) and item.shared and self.shared.get(item.items))
                   for item in walk(form.items))
         content = self.end_form(own)
         if key and content is not None:
@@ -552,6 +578,8 @@ class _Painter:
             states = canvas._extgstate.getState()
             if states:
                 resources.ExtGState = states  # type: ignore[attr-defined]
+            if canvas._shadingUsed:
+                resources.setShading(canvas._shadingUsed)
             form.Resources = resources
         else:
             form.Resources = self.shared_resources_reference()
@@ -566,8 +594,13 @@ class _Painter:
 def _plain(form: Form) -> bool:
     """Whether a form draws nothing but text, lines and shapes: its content depends on its items and the file's
     glyph codes alone, and it shares the file's resources."""
-    return not any(isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1)
-                   or (isinstance(item, Group) and item.shared) for item in walk(form.items))
+    return not any(_own_resources(item) or (isinstance(item, Group) and item.shared) for item in walk(form.items))
+
+
+def _own_resources(item: Item) -> bool:
+    """Whether drawing `item` names a resource of its own: a picture, a form, a graphics state or a shading."""
+    return isinstance(item, (Image, Use)) or (isinstance(item, Box) and item.alpha < 1) or (
+        isinstance(item, Path) and (item.gradient is not None or item.fill_alpha < 1 or item.stroke_alpha < 1))
 
 
 # each item's drawing method (each takes its own kind of item)
