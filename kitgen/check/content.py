@@ -10,12 +10,12 @@ from typing import Any, Iterator
 from pydantic import BaseModel, ValidationError
 
 
-from kitgen.core.errors import ContentError, Problem
+from kitgen.core.errors import ContentError, Hints, Problem
 from kitgen.core.notes import Note
 from kitgen.load import LoadedActivity
 from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, HandExample, HostKey, PlayerAid,
                                RecordSheet, Rules, SetExample, Slip, Walkthrough)
-from kitgen.load.placeholders import expand
+from kitgen.load.placeholders import expand, on_cards, unfilled
 from kitgen.load.problems import validation_problems
 from kitgen.load.source import dotted, Location, SourceMap
 from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
@@ -125,6 +125,9 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     activity, source = loaded.activity, loaded.source
     problems: list[Problem] = []
     texts: dict[tuple[int, int], dict[str, str]] = {}
+    hints = Hints()
+    shared: dict[tuple[Location, str], int] = {}  # (a sheet's card template field, why it fails) → cards
+    expected = "; expected '{{ name }}' placeholders that name a key of the card's data"
     for d, deck in enumerate(activity.decks):
         for c, card in enumerate(deck.cards):
             filled = texts[(d, c)] = {}
@@ -132,16 +135,22 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
                 value = getattr(card, field)
                 if value is None:
                     continue
+                loc: Location = ("decks", d, "cards", c, field)
                 try:
                     text = filled[field] = expand(value, card.data)
                     if field == "color" and not is_color(text):
-                        problems.append(source.problem(("decks", d, "cards", c, field),
-                                                       f"decks[{d}].cards[{c}].color: expected black, red, blue, green "
-                                                       f"or #rrggbb, got {text!r}"))
+                        problems.append(source.problem(loc, f"decks[{d}].cards[{c}].color: expected black, red, blue, "
+                                                            f"green or #rrggbb, got {text!r}"))
                 except Exception as error:  # a placeholder that fails: undefined, 1/0, a call, a huge range
-                    loc: Location = ("decks", d, "cards", c, field)
-                    problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {error}; expected "
-                                                        "'{{ name }}' placeholders that name a key of the card's data"))
+                    why = unfilled(error, card.data, hints)
+                    if loc in source.templates:  # written once for every row of a sheet: said once, there
+                        shared[(source.templates[loc], why)] = shared.get((source.templates[loc], why), 0) + 1
+                        continue
+                    problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {why}"
+                                                        f"{'' if why.endswith('?') else expected}"))
+    for (template, why), count in shared.items():
+        problems.append(source.problem(template, f"{dotted(template)}: {on_cards(why, count)}"
+                                                 f"{'' if why.endswith('?') else expected}"))
     hands: list[HandResult] = []
     for e, example in enumerate(activity.host_key.examples):
         hand, failed = evaluate_hand(activity, example)

@@ -33,6 +33,8 @@ class SourceMap:
     values: dict[Location, Position] = field(default_factory=dict)
     keys: dict[Location, Position] = field(default_factory=dict)
     cells: dict[Location, str] = field(default_factory=dict)  # values read from a spreadsheet: how to name the cell
+    # a card field that a spreadsheet's `card:` template gave every row → where the template writes it
+    templates: dict[Location, Location] = field(default_factory=dict)
 
     def position(self, loc: Location, *, key: bool = False) -> Position:
         """The position of `loc`, or of its nearest ancestor that has one."""
@@ -55,7 +57,7 @@ class SourceMap:
     def overlaid(self, other: "SourceMap") -> "SourceMap":
         """Positions of `other` (an edition overlay) where it has them, else ours."""
         return SourceMap(self.file, {**self.values, **other.values}, {**self.keys, **other.keys},
-                         {**self.cells, **other.cells})
+                         {**self.cells, **other.cells}, {**self.templates, **other.templates})
 
 
 

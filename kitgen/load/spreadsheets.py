@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Hints, Problem
-from kitgen.load.placeholders import expand
+from kitgen.load.placeholders import expand, on_cards, unfilled
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
                                        MAX_SHEET_ROWS, check_inflated, check_ods_sheets, check_xlsx_sheet, workbook_archive)
@@ -409,6 +409,7 @@ class _Expansion:
         if self.problems:
             return None
         cards: list[dict[str, Any]] = []
+        unfilled_rows: dict[tuple[str, str], int] = {}  # (template field, why it cannot be filled) → rows
         for row, cells in table.rows:
             if not self._fits(table, row, cells):
                 continue
@@ -431,9 +432,16 @@ class _Expansion:
                 if key not in named and isinstance(card.get(key), str) and "{" in card[key]:
                     try:
                         card[key] = expand(card[key], data)
-                    except Exception as error:  # a name the row's data does not fill: said at the row
-                        self.problems.append(table.problem(row, None, f"the card's {key} {card[key]!r} cannot be "
-                                                                      f"filled from this row: {error}"))
+                    except Exception as error:  # a name the rows' data does not fill: said once, at the template
+                        why = unfilled(error, data, hints)
+                        unfilled_rows[(key, why)] = unfilled_rows.get((key, why), 0) + 1
+                        continue
+                    column = _first_column(str(defaults.get(key, "")), targets)  # the cell it was made from
+                    if column is not None:
+                        self._place(here + (key,), table, row, column)
+            for key in defaults:  # what the template gives this row: a problem in it is said once, at the template
+                if key != "data" and (here + (key,)) not in self.source.values:
+                    self.source.templates[here + (key,)] = loc + ("card", key)
             if ids_from_names and "name" in card:  # a teacher's sheet has names, not ids: each name is its card's id
                 card["id"] = card["name"]
                 self.source.values[here + ("id",)] = self.source.values[here + ("name",)]
@@ -442,6 +450,10 @@ class _Expansion:
                 card["data"] = data
                 self.source.values.setdefault(here + ("data",), self.source.values[here])
             cards.append(card)
+        for (key, why), count in unfilled_rows.items():
+            where = loc + ("card", key)
+            self.problems.append(self.at(where, f"{dotted(where)}: the {key} cannot be filled from the rows: "
+                                                f"{on_cards(why, count)}"))
         if not cards and not self.problems:
             self.problems.append(table.problem(table.header_row or 1, None, "no rows below the headings, expected "
                                                "one row per card"))
@@ -503,6 +515,17 @@ class _Expansion:
         return labels
 
 
+def _first_column(template: str, targets: list[tuple[str, ...] | None]) -> int | None:
+    """The column (1-based) of the first value a template such as `{{ name }}-card` names, if a column gives it."""
+    found = re.search(r"\{\{\s*([A-Za-z_]\w*)", template)
+    if found is None:
+        return None
+    for number, target in enumerate(targets, 1):
+        if target is not None and target[-1] == found[1]:
+            return number
+    return None
+
+
 MAX_LISTED = 20  # column names listed in one message
 
 
@@ -541,7 +564,8 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tupl
     cell. `data` and `source` (shared, cached) are not modified: what changes is copied."""
     if not has_tables(data):
         return data, source, []
-    expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells)), folder)
+    expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells),
+                                     dict(source.templates)), folder)
     data = dict(data)
     if isinstance(data.get("decks"), list):
         data["decks"] = list(data["decks"])

@@ -1,0 +1,102 @@
+"""Errors where the teacher must look, all in one round (#25): a habitat sort whose deck is read from a
+spreadsheet (`cards: {file: animals.csv, card: ...}`), broken one way at a time; each problem must name the line
+of YAML or the cell of the sheet where the teacher fixes it, say what was probably meant, and come with every
+other problem of the activity in the same run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kitgen.app.build import check
+from kitgen.core.errors import ContentError
+from kitgen.load.library import Library
+
+from sheetfiles import write_xlsx
+
+ANIMALS = [("penguin", "ocean"), ("seal", "ocean"), ("camel", "desert"), ("fox", "forest"), ("owl", "forest"),
+           ("hedgehog", "forest"), ("frog", "pond"), ("shark", "ocean"), ("eagle", "mountain"), ("bear", "forest"),
+           ("cat", "house"), ("dog", "house"), ("cow", "farm"), ("horse", "farm"), ("duck", "pond"), ("goat", "farm"),
+           ("snake", "desert"), ("lizard", "desert"), ("whale", "ocean"), ("crab", "ocean")]
+HEAD = """id: habitat
+title: Habitat sort
+purpose: Sort animals by where they live.
+category: Science
+players: 2-4
+minutes: 15
+rules:
+  prepare: Shuffle the cards.
+  play: Sort them by habitat.
+decks:
+  - id: animals
+    name: Animals
+    back: {title: Animals}
+    cards:
+      file: FILE
+      data: [habitat]
+      card:
+        caption: "{{ habitat }}"
+"""
+
+
+def rows(extra: dict[str, list[object]] | None = None) -> list[list[object]]:
+    """The sheet: id, name, habitat (and any extra columns), one row per animal, headings in row 1."""
+    extra = extra or {}
+    table: list[list[object]] = [["id", "name", "habitat", *extra]]
+    for n, (animal, habitat) in enumerate(ANIMALS):
+        table.append([animal, animal.title(), habitat, *(values[n] for values in extra.values())])
+    return table
+
+
+def csv_text(table: list[list[object]]) -> str:
+    return "".join(",".join("" if cell is None else str(cell) for cell in row) + "\n" for row in table)
+
+
+def habitat(tmp_path: Path, table: list[list[object]] | None = None, kind: str = "csv", yaml: str = HEAD) -> Path:
+    """The library folder `content/` holding the habitat sort (a folder activity) and its sheet."""
+    folder = tmp_path / "content" / "habitat"
+    folder.mkdir(parents=True)
+    table = table if table is not None else rows()
+    if kind == "csv":
+        (folder / "animals.csv").write_text(csv_text(table), encoding="utf-8")
+    else:
+        write_xlsx(folder / "animals.xlsx", {"Animals": table})
+    (folder / "activity.yaml").write_text(yaml.replace("FILE", f"animals.{kind}"), encoding="utf-8")
+    return tmp_path / "content"
+
+
+def problems(content: Path) -> list[str]:
+    """`kitgen check habitat`'s problems, one a line, the folder's path made relative to the library."""
+    with pytest.raises(ContentError) as caught:
+        check("habitat", Library(content))
+    return [line.replace(f"{content}/", "") for line in str(caught.value).splitlines()]
+
+
+def line_of(content: Path, needle: str, name: str = "habitat/activity.yaml") -> int:
+    return next(n for n, line in enumerate((content / name).read_text().splitlines(), 1) if needle in line)
+
+
+# ------------------------------------------------------------------------------------------- 1. the card template
+
+
+def test_a_typo_in_the_card_template_is_one_problem_at_its_yaml_line_with_a_suggestion(tmp_path: Path):
+    content = habitat(tmp_path, yaml=HEAD.replace("{{ habitat }}", "{{ habitta }}"))
+    line = line_of(content, "habitta")
+    assert problems(content) == [f"habitat/activity.yaml:{line}:18: decks[0].cards.card.caption: 'habitta' is "
+                                 "undefined on 20 cards, did you mean 'habitat'?"]
+
+
+def test_a_typo_in_a_template_made_name_is_one_problem_at_its_yaml_line(tmp_path: Path):
+    table = [row[:1] + row[2:] for row in rows()]  # no name column: the template makes each name
+    yaml = HEAD.replace('        caption: "{{ habitat }}"\n', '        name: "{{ habitta }} animal"\n')
+    content = habitat(tmp_path, table, yaml=yaml)
+    line = line_of(content, "habitta")
+    assert problems(content) == [f"habitat/activity.yaml:{line}:15: decks[0].cards.card.name: the name cannot be "
+                                 "filled from the rows: 'habitta' is undefined on 20 cards, did you mean 'habitat'?"]
+
+
+def test_a_typo_in_one_cell_stays_at_its_cell_with_a_suggestion(tmp_path: Path):
+    table = rows({"text": ["Lives in the {{ habitat }}."] * 20})
+    table[5][3] = "Lives in the {{ habita }}."
+    lines = problems(habitat(tmp_path, table))
+    assert lines == ["habitat/animals.csv:6:4 (column 'text'): 'habita' is undefined, did you mean 'habitat'?"]
