@@ -100,3 +100,24 @@ def test_a_typo_in_one_cell_stays_at_its_cell_with_a_suggestion(tmp_path: Path):
     table[5][3] = "Lives in the {{ habita }}."
     lines = problems(habitat(tmp_path, table))
     assert lines == ["habitat/animals.csv:6:4 (column 'text'): 'habita' is undefined, did you mean 'habitat'?"]
+
+
+# ------------------------------------------------------------------------------------------- 2. a card id twice
+
+
+def test_an_id_repeated_in_a_csv_is_reported_at_the_second_rows_cell_naming_the_first_row(tmp_path: Path):
+    table = rows()
+    table[6][0] = "penguin"  # line 7 of the file; the first penguin is on line 2
+    assert problems(habitat(tmp_path, table)) == [
+        "habitat/animals.csv:7:1 (column 'id'): card id 'penguin' is also the id in row 2, expected each card id "
+        "once per deck"]
+
+
+def test_a_template_made_id_repeated_in_a_workbook_is_reported_at_the_cell_it_was_made_from(tmp_path: Path):
+    table = [["animal", "name", "habitat"]] + [row for row in rows()[1:]]
+    table[6][0] = "penguin"  # row 7
+    yaml = HEAD.replace("data: [habitat]", "data: [habitat, animal]").replace(
+        "      card:\n", '      card:\n        id: "{{ animal }}"\n')
+    assert problems(habitat(tmp_path, table, "xlsx", yaml)) == [
+        "habitat/animals.xlsx, sheet Animals, A7 (column 'animal'): card id 'penguin' is also the id in row 2, "
+        "expected each card id once per deck"]
