@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kitgen.app.build import check
-from kitgen.core.errors import ContentError
+from kitgen.app.build import build, BuildOptions, check
+from kitgen.core.errors import ContentError, UnprintableContent
 from kitgen.load.library import Library
 
 from sheetfiles import write_xlsx
@@ -121,3 +121,36 @@ def test_a_template_made_id_repeated_in_a_workbook_is_reported_at_the_cell_it_wa
     assert problems(habitat(tmp_path, table, "xlsx", yaml)) == [
         "habitat/animals.xlsx, sheet Animals, A7 (column 'animal'): card id 'penguin' is also the id in row 2, "
         "expected each card id once per deck"]
+
+
+# ------------------------------------------------------------------------------------------- 3. render stage, by cell
+
+LONG = " ".join(["word"] * 400)
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "ods"])
+def test_text_too_long_for_a_card_from_a_workbook_is_named_by_its_cell(tmp_path: Path, kind: str):
+    from sheetfiles import write_ods
+
+    table = rows({"text": [""] * 20})
+    table[3][3] = LONG  # row 4, column D: the camel's text
+    content = habitat(tmp_path, table, "xlsx")
+    if kind == "ods":
+        (content / "habitat/animals.xlsx").unlink()
+        write_ods(content / "habitat/animals.ods", {"Animals": table})
+        yaml = content / "habitat/activity.yaml"
+        yaml.write_text(yaml.read_text().replace("animals.xlsx", "animals.ods"))
+    expected = (f"habitat/animals.{kind}, sheet Animals, D4 (column 'text'): card 'camel': the text does not fit on "
+                "the card even at 7 pt; shorten it or choose a larger card")
+    assert problems(content) == [expected]
+    with pytest.raises(UnprintableContent) as caught:  # the build says it at the same cell
+        build("habitat", BuildOptions(out_dir=tmp_path / "out"), Library(content))
+    assert str(caught.value).replace(f"{content}/", "") == expected
+
+
+def test_a_character_no_font_has_in_a_csv_cell_is_named_by_its_cell(tmp_path: Path):
+    table = rows({"text": [""] * 20})
+    table[5][3] = "Says \u0f00 at dawn"  # row 6, column D
+    lines = problems(habitat(tmp_path, table))
+    assert len(lines) == 1 and lines[0].startswith("habitat/animals.csv:6:4 (column 'text'): card 'owl': "
+                                                   "the bundled font cannot draw 'ༀ' (U+0F00)"), lines
