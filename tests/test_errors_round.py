@@ -154,3 +154,41 @@ def test_a_character_no_font_has_in_a_csv_cell_is_named_by_its_cell(tmp_path: Pa
     lines = problems(habitat(tmp_path, table))
     assert len(lines) == 1 and lines[0].startswith("habitat/animals.csv:6:4 (column 'text'): card 'owl': "
                                                    "the bundled font cannot draw 'ༀ' (U+0F00)"), lines
+
+
+# ------------------------------------------------------------------------------------------- 4. all in one round
+
+TABLE_KEY = """host_key:
+  card_tables:
+    - {title: Where they live, cards: [penguin, camle], fields: [{field: habitat, heading: Habitat}]}
+"""
+
+
+def test_a_column_without_a_heading_is_reported_with_every_other_problem(tmp_path: Path):
+    table = rows({"": [""] * 20, "count": [1] * 20})
+    table[3][3] = "oops"  # row 4: a value under no heading
+    table[8][4] = "six"  # row 9: a count that is no number
+    yaml = HEAD.replace("players: 2-4", "players: many") + TABLE_KEY
+    content = habitat(tmp_path, table, yaml=yaml)
+    assert problems(content) == [
+        "habitat/activity.yaml:5:10: players: expected a number such as 20 or a range such as '20-25', got 'many'",
+        "habitat/animals.csv:1:4: a column without a heading, expected a heading naming a card field or a data "
+        "column",
+        "habitat/animals.csv:9:5 (column 'count'): expected a positive integer, got 'six'"]
+    (content / "habitat/activity.yaml").write_text(HEAD.replace("FILE", "animals.csv") + TABLE_KEY)
+    (content / "habitat/animals.csv").write_text(csv_text(rows({"": [""] * 3 + ["oops"] + [""] * 16,
+                                                                "count": [1] * 20})))
+    assert problems(content) == [  # the schema is met: the content checks' problems come with the sheet's
+        "habitat/activity.yaml:21:49: host_key.card_tables[0].cards[1]: no card 'camle' in any deck",
+        "habitat/animals.csv:1:4: a column without a heading, expected a heading naming a card field or a data "
+        "column"]
+
+
+def test_a_sheet_that_cannot_be_read_leaves_the_rest_of_the_activity_checked(tmp_path: Path):
+    content = habitat(tmp_path, [row[1:] for row in rows()], yaml=HEAD.replace("players: 2-4", "players: many"))
+    (content / "habitat/animals.csv").write_text(csv_text([["habitat"], ["ocean"]]))  # no id, no name: unread
+    assert problems(content) == [
+        "habitat/activity.yaml:5:10: players: expected a number such as 20 or a range such as '20-25', got 'many'",
+        "habitat/animals.csv:1:1 (row 1): no 'id' column; expected a column headed 'id' (each card's id) or 'name' "
+        "(the name is then the id), then any of: count, name, symbol, value, caption, text, footer, color, image, "
+        "picture, qr, layout, fit, show_title"]

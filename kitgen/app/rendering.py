@@ -32,10 +32,10 @@ from kitgen.write.kitdir import write_outputs
 
 def load_edition(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
     """Load one edition and make sure its id is the one its file name promises."""
-    loaded = load_activity(path, language)
+    loaded = load_activity(path, language, gather=True)  # a sheet's problems come with the checks'
     if loaded.activity.id != activity_id:
-        raise ContentError([loaded.source.problem(("id",), f"id: {loaded.activity.id!r} does not match the file "
-                                                            f"name, expected {activity_id!r}")])
+        raise ContentError([*loaded.problems, loaded.source.problem(
+            ("id",), f"id: {loaded.activity.id!r} does not match the file name, expected {activity_id!r}")])
     return loaded
 
 

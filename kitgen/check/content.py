@@ -123,7 +123,7 @@ class CheckedKit:
 def check_activity(loaded: LoadedActivity) -> CheckedKit:
     """Every content problem at once, located (raises ContentError when there is any); else what was computed."""
     activity, source = loaded.activity, loaded.source
-    problems: list[Problem] = []
+    problems: list[Problem] = list(loaded.problems)  # (its spreadsheets', gathered as it was read)
     texts: dict[tuple[int, int], dict[str, str]] = {}
     hints = Hints()
     shared: dict[tuple[Location, str], int] = {}  # (a sheet's card template field, why it fails) → cards

@@ -25,6 +25,7 @@ class LoadedActivity:
     source: SourceMap
     overlay: Path | None = None  # the edition file merged over `path`, if any
     tables: tuple[Path, ...] = ()  # the spreadsheets its cards (or labels) were read from
+    problems: tuple[Problem, ...] = ()  # found reading its spreadsheets, still to be reported (load_activity's gather)
 
     @property
     def files(self) -> list[Path]:
@@ -70,8 +71,10 @@ def _library_catalogs(path: Path) -> tuple[Path, ...]:
                  if folder.is_dir())
 
 
-def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
-    """Read and validate one activity (in one language edition); every problem is reported at once."""
+def load_activity(path: Path, language: str | None = None, *, gather: bool = False) -> LoadedActivity:
+    """Read and validate one activity (in one language edition); every problem is reported at once. With `gather`,
+    the problems of its spreadsheets that leave it valid (a column without a heading) are kept in `problems`, for
+    the content checks to report with their own, instead of raised."""
     from kitgen.load.placeholders import new_activity
 
     new_activity()  # its placeholders (generated cards, checks, the build) share one budget
@@ -93,11 +96,17 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
         data["language"] = language
         source = source.overlaid(overlay_source)
     tables: list[Path] = []
+    problems: list[Problem] = []
+    unread: frozenset[Location] = frozenset()
     if has_tables(data):
-        data, source, tables = expand_tables(data, source, path.parent)
+        expanded = expand_tables(data, source, path.parent)
+        data, source, tables, problems, unread = (expanded.data, expanded.source, expanded.files, expanded.problems,
+                                                  expanded.unread)
     try:
         activity = Activity.model_validate(data, context={"language": language_of(data),
                                                           "catalogs": _library_catalogs(path)})
-    except ValidationError as error:
-        raise ContentError(validation_problems(error, Activity, source)) from None
-    return LoadedActivity(activity, path, source, overlay_path, tuple(tables))
+    except ValidationError as error:  # with the sheets' problems: every one at once
+        raise ContentError(problems + validation_problems(error, Activity, source, unread=unread)) from None
+    if problems and not gather:
+        raise ContentError(problems)
+    return LoadedActivity(activity, path, source, overlay_path, tuple(tables), tuple(problems))

@@ -231,12 +231,15 @@ def _merged(messages: list[tuple[Message, tuple[Location, ...]]]) -> list[Messag
     return merged
 
 
-def _messages(error: ValidationError, root: type[BaseModel], source: SourceMap, prefix: Location) -> list[Message]:
+def _messages(error: ValidationError, root: type[BaseModel], source: SourceMap, prefix: Location,
+              unread: frozenset[Location] = frozenset()) -> list[Message]:
     reading = _Reading(root, prefix, source)
     plain: list[Message] = []
     members: list[tuple[Message, tuple[Location, ...]]] = []
     for item in error.errors(include_url=False):
         loc, unions = _authors_place(prefix + tuple(item["loc"]), source)
+        if any(loc[:len(cards)] == cards or (loc == cards[:-1] and item["type"] == "deck") for cards in unread):
+            continue  # a card list whose sheet could not be read: its problem is said, not the empty list's
         message = _message(item, reading, loc)
         if unions:
             members.append((message, unions))
@@ -246,12 +249,12 @@ def _messages(error: ValidationError, root: type[BaseModel], source: SourceMap, 
 
 
 def validation_problems(error: ValidationError, root: type[BaseModel], source: SourceMap,
-                        prefix: Location = ()) -> list[Problem]:
+                        prefix: Location = (), unread: frozenset[Location] = frozenset()) -> list[Problem]:
     """One located Problem per pydantic error in our words, at the place the author wrote, de-duplicated; the
     members of a union merged into one message. `prefix`: where the value validated as `root` is (the activity
-    itself when empty)."""
+    itself when empty); nothing is said of the card lists in `unread` (a sheet that could not be read)."""
     problems: dict[str, Problem] = {}
-    for loc, text, at_key in _messages(error, root, source, prefix):
+    for loc, text, at_key in _messages(error, root, source, prefix, unread):
         problem = source.problem(loc, text, key=at_key)
         problems.setdefault(str(problem), problem)
     return list(problems.values())

@@ -359,6 +359,7 @@ class _Expansion:
         table = self.table(spec, path, loc)
         if table is None:
             return None
+        start = len(self.problems)  # (the problems of this sheet: a heading's leave its rows to be read)
         fields = card_fields()
         headings = set(table.headers)
         wanted = set(declared)
@@ -406,13 +407,12 @@ class _Expansion:
             self.problems.append(table.problem(table.header_row, None, f"no 'id' column; expected a column "
                                                f"headed 'id' (each card's id) or 'name' (the name is then the id), "
                                                f"then any of: {', '.join(fields[1:])}"))
-        if self.problems:
-            return None
+            return None  # (the cards cannot be told apart: the rows are not read)
         cards: list[dict[str, Any]] = []
         unfilled_rows: dict[tuple[str, str], int] = {}  # (template field, why it cannot be filled) → rows
         for row, cells in table.rows:
-            if not self._fits(table, row, cells):
-                continue
+            self._fits(table, row, cells)  # (said; its card is made of the cells under headings, so nothing
+            # that counts or names the cards reports a card missing)
             card: dict[str, Any] = {key: value for key, value in defaults.items() if key != "data"}
             data: dict[str, Any] = dict(defaults.get("data", {})) if isinstance(defaults.get("data"), dict) else {}
             here = loc + (len(cards),)
@@ -454,13 +454,15 @@ class _Expansion:
             where = loc + ("card", key)
             self.problems.append(self.at(where, f"{dotted(where)}: the {key} cannot be filled from the rows: "
                                                 f"{on_cards(why, count)}"))
-        if not cards and not self.problems:
+        if unfilled_rows:
+            return None  # cards whose id or name cannot be made are not made
+        if not cards and len(self.problems) == start:
             self.problems.append(table.problem(table.header_row or 1, None, "no rows below the headings, expected "
                                                "one row per card"))
         return cards
 
     def _fits(self, table: Table, row: int, cells: list[Any]) -> bool:
-        """A row has no value outside the headed columns, and a CSV row has one cell per column."""
+        """A row has no value outside the headed columns, and a CSV row has one cell per column (else a problem)."""
         width = len(table.headers)
         extra = [n for n, cell in enumerate(cells[width:], width + 1) if cell not in ("", None)]
         if extra:
@@ -559,11 +561,24 @@ def has_tables(data: Any) -> bool:
         for b in boards)
 
 
-def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tuple[dict[str, Any], SourceMap, list[Path]]:
+@dataclass
+class Expanded:
+    """An activity's data with its spreadsheets read, and what went wrong reading them."""
+
+    data: dict[str, Any]
+    source: SourceMap
+    files: list[Path]
+    problems: list[Problem]  # every problem of every sheet (one of them leaves the rest of the activity to be read)
+    unread: frozenset[Location] = frozenset()  # the card lists that could not be read at all (left empty)
+
+
+def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> Expanded:
     """`data` with every spreadsheet reference replaced by the rows it names; the source map then also knows each
-    cell. `data` and `source` (shared, cached) are not modified: what changes is copied."""
+    cell. `data` and `source` (shared, cached) are not modified: what changes is copied. A problem of one sheet
+    (a heading, a row) does not stop the others, or the rest of the rows, from being read."""
     if not has_tables(data):
-        return data, source, []
+        return Expanded(data, source, [], [])
+    unread: set[Location] = set()
     expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells),
                                      dict(source.templates)), folder)
     data = dict(data)
@@ -573,6 +588,8 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tupl
             if isinstance(deck, dict) and _is_reference(deck.get("cards")):
                 cards = expansion.cards(deck["cards"], ("decks", d, "cards"))
                 data["decks"][d] = {**deck, "cards": cards if cards is not None else []}
+                if cards is None:
+                    unread.add(("decks", d, "cards"))
     if isinstance(data.get("boards"), list):
         data["boards"] = list(data["boards"])
         for b, board in enumerate(data["boards"]):
@@ -580,10 +597,8 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tupl
             if isinstance(positions, dict) and _is_reference(positions.get("labels")):
                 labels = expansion.labels(positions["labels"], ("boards", b, "positions", "labels"))
                 data["boards"][b] = {**board, "positions": {**positions, "labels": labels or []}}
-    if expansion.problems:
-        raise ContentError(expansion.problems)
-    return data, expansion.source, sorted(set(expansion.files))
+    return Expanded(data, expansion.source, sorted(set(expansion.files)), expansion.problems, frozenset(unread))
 
 
-__all__ = ["CellProblem", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
+__all__ = ["CellProblem", "Expanded", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
            "column_letters"]
