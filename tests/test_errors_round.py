@@ -192,3 +192,56 @@ def test_a_sheet_that_cannot_be_read_leaves_the_rest_of_the_activity_checked(tmp
         "habitat/animals.csv:1:1 (row 1): no 'id' column; expected a column headed 'id' (each card's id) or 'name' "
         "(the name is then the id), then any of: count, name, symbol, value, caption, text, footer, color, image, "
         "picture, qr, layout, fit, show_title"]
+
+
+# ------------------------------------------------------------------------------------------- 5. editions named
+
+SHOP = """id: shop
+title: Shop
+purpose: Add up coins.
+category: Number
+language: en
+players: 2
+minutes: 10
+rules:
+  prepare: Shuffle the cards.
+  play: Take turns.
+decks:
+  - id: main
+    name: Main
+    back: {title: Main}
+    cards:
+      - {id: coin, count: 4, name: Coin, data: {coins: 2}}
+      - {id: cake, count: 2, name: Cake, data: {price: 2}}
+host_key:
+  examples:
+    - {hand: [coin], sum: coins, unit: coins, buys: cake}
+"""
+SHOP_FR = """title: Boutique
+decks:
+  - name: Pioche
+    cards:
+      - {name: Pièce, data: {coins: 1}}
+      - {name: Gâteau}
+"""
+
+
+def test_a_problem_only_an_edition_has_names_the_edition(tmp_path: Path):
+    folder = tmp_path / "content" / "shop"
+    folder.mkdir(parents=True)
+    (folder / "activity.yaml").write_text(SHOP, encoding="utf-8")
+    (folder / "activity.fr.yaml").write_text(SHOP_FR, encoding="utf-8")
+    (folder / "activity.nl.yaml").write_text("title: Winkel\n", encoding="utf-8")  # no Dutch catalog
+    content = tmp_path / "content"
+    with pytest.raises(ContentError) as caught:
+        check("shop", Library(content))
+    lines = [line.replace(f"{content}/", "") for line in str(caught.value).splitlines()]
+    assert lines[0].startswith("shop/activity.yaml:5:11: no catalog for language 'nl'; available: de, en, es, fr, "
+                               "it, ro (a library adds one as ")
+    assert lines[0].endswith(" (in the 'nl' edition, made with activity.nl.yaml)")
+    assert lines[1] == ("shop/activity.yaml:20:53: host_key.examples[0].buys: the hand makes 1 coins but cake costs "
+                        "2, expected an affordable purchase (in the 'fr' edition, made with activity.fr.yaml)")
+    assert len(lines) == 2
+    with pytest.raises(ContentError) as built:  # the build of that edition says so too
+        build("shop", BuildOptions(out_dir=tmp_path / "out"), Library(content), "fr")
+    assert str(built.value).replace(f"{content}/", "") == lines[1]
