@@ -179,7 +179,8 @@ def test_a_column_without_a_heading_is_reported_with_every_other_problem(tmp_pat
     (content / "habitat/animals.csv").write_text(csv_text(rows({"": [""] * 3 + ["oops"] + [""] * 16,
                                                                 "count": [1] * 20})))
     assert problems(content) == [  # the schema is met: the content checks' problems come with the sheet's
-        "habitat/activity.yaml:21:49: host_key.card_tables[0].cards[1]: no card 'camle' in any deck",
+        "habitat/activity.yaml:21:49: host_key.card_tables[0].cards[1]: no card 'camle' in any deck, did you mean "
+        "'camel'?",
         "habitat/animals.csv:1:4: a column without a heading, expected a heading naming a card field or a data "
         "column"]
 
@@ -245,3 +246,40 @@ def test_a_problem_only_an_edition_has_names_the_edition(tmp_path: Path):
     with pytest.raises(ContentError) as built:  # the build of that edition says so too
         build("shop", BuildOptions(out_dir=tmp_path / "out"), Library(content), "fr")
     assert str(built.value).replace(f"{content}/", "") == lines[1]
+
+
+# ------------------------------------------------------------------------------------------- 6. did you mean
+
+
+def test_a_mistyped_card_id_anywhere_gets_the_card_it_probably_meant(tmp_path: Path):
+    key = """host_key:
+  card_tables:
+    - {title: Cold, cards: [Pengiun, seal], fields: [{field: habitat, heading: Habitat}]}
+  walkthroughs:
+    - title: A turn
+      steps:
+        - {text: Ana lays the camel., cards: [camle]}
+  examples:
+    - {hand: [hedgehog], sum: legs, unit: legs, buys: wahle}
+"""
+    lines = problems(habitat(tmp_path, yaml=HEAD + key))
+    assert "habitat/activity.yaml:21:29: host_key.card_tables[0].cards[0]: no card 'Pengiun' in any deck, did you " \
+           "mean 'penguin'?" in lines
+    assert any("host_key.walkthroughs[0].steps[0].cards[0]: no card 'camle' in any deck, did you mean 'camel'?" in line
+               for line in lines), lines
+    assert any("host_key.examples[0].buys: no card 'wahle' in any deck, did you mean 'whale'?" in line
+               for line in lines), lines
+
+
+def test_a_mistyped_picture_file_gets_the_file_it_probably_meant(tmp_path: Path):
+    import base64
+
+    table = rows({"image": ["hedgehog2.png" if animal == "hedgehog" else "" for animal, _ in ANIMALS]})
+    content = habitat(tmp_path, table)
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
+    (content / "habitat/hedgehog.png").write_bytes(png)
+    (content / "habitat/frog.png").write_bytes(png)
+    lines = problems(content)
+    assert len(lines) == 1 and lines[0].startswith("habitat/animals.csv:7:4 (column 'image'): no picture "
+                                                   "'hedgehog2.png' in "), lines
+    assert lines[0].endswith(", did you mean 'hedgehog.png'?"), lines

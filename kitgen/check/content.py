@@ -18,7 +18,7 @@ from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, 
 from kitgen.load.placeholders import expand, on_cards, unfilled
 from kitgen.load.problems import validation_problems
 from kitgen.load.source import dotted, Location, SourceMap
-from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
+from kitgen.check.replay import data_value, example_replays, no_card, Replay, replay_problems, replays
 from kitgen.check.typed import content_strings_of, typed_numbers, value_strings
 
 __all__ = ["content_strings_of", "typed_numbers"]  # (kept importable from here)
@@ -53,7 +53,7 @@ def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult 
     for index, card_id in enumerate(example.hand):
         card = activity.card(card_id)
         if card is None:
-            problems.append((("hand", index), f"no card {card_id!r} in any deck"))
+            problems.append((("hand", index), no_card(activity, card_id)))
         elif _number(card, example.sum) is None:
             problems.append((("hand", index), f"card {card_id!r} has no number {example.sum!r} in its data"))
         else:
@@ -61,7 +61,7 @@ def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult 
     bought = activity.card(example.buys) if example.buys else None
     price = None
     if example.buys and bought is None:
-        problems.append((("buys",), f"no card {example.buys!r} in any deck"))
+        problems.append((("buys",), no_card(activity, example.buys)))
     elif bought is not None:
         price = _number(bought, example.price)
         if price is None:
@@ -536,7 +536,7 @@ def _reference_problems(activity: Activity, source: SourceMap) -> list[Problem]:
             for c, card_id in enumerate(step.cards):
                 if activity.card(card_id) is None:
                     problems.append(_located(source, ("host_key", "walkthroughs", w, "steps", s, "cards", c),
-                                             f"no card {card_id!r} in any deck"))
+                                             no_card(activity, card_id)))
     board_ids = [board.id for board in activity.boards]
     for t, table in enumerate(key.card_tables):
         for b, board_id in enumerate(table.places):
@@ -549,7 +549,7 @@ def _reference_problems(activity: Activity, source: SourceMap) -> list[Problem]:
         for c, card_id in enumerate(table.cards):
             if activity.card(card_id) is None:
                 problems.append(_located(source, ("host_key", "card_tables", t, "cards", c),
-                                         f"no card {card_id!r} in any deck"))
+                                         no_card(activity, card_id)))
     return problems
 
 
@@ -562,7 +562,7 @@ def _scored_sets(activity: Activity, source: SourceMap) -> tuple[list[tuple[SetE
         for c, card_id in enumerate(example.cards):
             card = activity.card(card_id)
             if card is None:
-                problems.append(_located(source, ("host_key", "sets", n, "cards", c), f"no card {card_id!r} in any deck"))
+                problems.append(_located(source, ("host_key", "sets", n, "cards", c), no_card(activity, card_id)))
             else:
                 cards.append(card)
         if len(cards) != len(example.cards):
