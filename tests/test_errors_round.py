@@ -283,3 +283,24 @@ def test_a_mistyped_picture_file_gets_the_file_it_probably_meant(tmp_path: Path)
     assert len(lines) == 1 and lines[0].startswith("habitat/animals.csv:7:4 (column 'image'): no picture "
                                                    "'hedgehog2.png' in "), lines
     assert lines[0].endswith(", did you mean 'hedgehog.png'?"), lines
+
+
+# ------------------------------------------------------------------------------------------- 7. kitgen.toml
+
+
+def test_every_wrong_setting_is_located_at_its_line(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from kitgen.cli import main
+
+    content = habitat(tmp_path)
+    settings = tmp_path / "kitgen.toml"
+    settings.write_text('# my settings\npaper = "a4"\npapr = "letter"\n\n  class_size = "many"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "habitat", "--content", str(content)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    lines = result.stderr.replace(f"{tmp_path}/", "").splitlines()
+    assert lines == ["error: kitgen.toml:3:1: unknown setting 'papr'; did you mean 'paper'?",
+                     "kitgen.toml:5:3: class_size: expected a whole number from 1 to 500, got 'many'"], lines
+    settings.write_text('paper = "a4"\n\npaper = "letter"\n', encoding="utf-8")  # TOML's own: at its place too
+    result = CliRunner().invoke(main, ["check", "habitat", "--content", str(content)])
+    assert result.stderr.replace(f"{tmp_path}/", "").startswith("error: kitgen.toml:3:"), result.stderr
