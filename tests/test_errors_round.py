@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pypdf
 import pytest
 
 from kitgen.app.build import build, BuildOptions, check
 from kitgen.core.errors import ContentError, UnprintableContent
+from kitgen.core.notes import NoteKind
 from kitgen.load.library import Library
 
 from sheetfiles import write_xlsx
@@ -304,3 +306,36 @@ def test_every_wrong_setting_is_located_at_its_line(tmp_path: Path):
     settings.write_text('paper = "a4"\n\npaper = "letter"\n', encoding="utf-8")  # TOML's own: at its place too
     result = CliRunner().invoke(main, ["check", "habitat", "--content", str(content)])
     assert result.stderr.replace(f"{tmp_path}/", "").startswith("error: kitgen.toml:3:"), result.stderr
+
+
+# ------------------------------------------------------------------------------------------- 8. not UTF-8
+
+
+def test_a_csv_saved_as_windows_western_european_is_read_with_a_hint_at_its_first_such_byte(tmp_path: Path):
+    """Excel's plain "CSV" on a French Windows: `Renard élégant` is cp1252, and also valid Shift-JIS (é then a
+    letter makes a kanji): it was refused as Japanese; it is read, and the report says how to save it."""
+    table = rows()
+    table[4][1] = "Renard élégant"  # line 5; é is the 12th character of "fox,Renard élégant"
+    content = habitat(tmp_path, table)
+    (content / "habitat/animals.csv").write_bytes(csv_text(table).encode("cp1252"))
+    result = build("habitat", BuildOptions(out_dir=tmp_path / "out"), Library(content))
+    hints = [note for note in result.quality if note.kind == NoteKind.ENCODING]
+    assert [str(note).replace(f"{content}/", "") for note in hints] == [
+        "habitat/animals.csv:5:12: this file is not UTF-8 and was read as Windows' Western European (cp1252), which "
+        "has no emoji and few letters beyond Western European ones; save it as \"CSV UTF-8\" in the spreadsheet "
+        "program"]
+    cards = next(f.path for f in result.files if f.path.name.endswith("-cards.pdf"))
+    assert "Renard\nélégant" in "".join(page.extract_text() for page in pypdf.PdfReader(cards).pages)  # two lines
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
+def test_emoji_turned_into_question_marks_where_pictures_were_expected_get_the_hint(tmp_path: Path, encoding: str):
+    table = rows({"picture": ["?"] * 20})
+    table[2][1] = "Phoque gris clair à pois"  # line 3: not ASCII in cp1252
+    content = habitat(tmp_path, table)
+    (content / "habitat/animals.csv").write_bytes(csv_text(table).encode(encoding))
+    legacy = "this file is not UTF-8 (from line 3, column 24); " if encoding == "cp1252" else ""
+    assert problems(content) == [
+        f"habitat/animals.csv:2:4 (column 'picture'): '?' where a picture was expected (20 rows): saving as plain "
+        f"\"CSV\" turns each emoji into '?'; {legacy}save it as \"CSV UTF-8\" in the spreadsheet program and put the "
+        "emoji back, or write each picture's name (penguin)"]

@@ -176,7 +176,8 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     problems += found
     if problems:
         raise ContentError(problems)
-    return CheckedKit(loaded, texts, hands, sets, tables, walked, worked, shown, typed_numbers(activity, source))
+    return CheckedKit(loaded, texts, hands, sets, tables, walked, worked, shown,
+                      list(loaded.notes) + typed_numbers(activity, source))
 
 
 def _walkthroughs(activity: Activity) -> Iterator[tuple[Location, Walkthrough]]:

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kitgen.core.errors import ContentError, display_path, Problem, UsageError
+from kitgen.core.notes import Note
 from kitgen.load.model import Activity
 from kitgen.load.source import dotted
 from kitgen.load.problems import validation_problems
@@ -26,6 +27,7 @@ class LoadedActivity:
     overlay: Path | None = None  # the edition file merged over `path`, if any
     tables: tuple[Path, ...] = ()  # the spreadsheets its cards (or labels) were read from
     problems: tuple[Problem, ...] = ()  # found reading its spreadsheets, still to be reported (load_activity's gather)
+    notes: tuple[Note, ...] = ()  # what the quality report should say of its spreadsheets
 
     @property
     def files(self) -> list[Path]:
@@ -98,10 +100,12 @@ def load_activity(path: Path, language: str | None = None, *, gather: bool = Fal
     tables: list[Path] = []
     problems: list[Problem] = []
     unread: frozenset[Location] = frozenset()
+    notes: tuple[Note, ...] = ()
     if has_tables(data):
         expanded = expand_tables(data, source, path.parent)
         data, source, tables, problems, unread = (expanded.data, expanded.source, expanded.files, expanded.problems,
                                                   expanded.unread)
+        notes = expanded.notes
     try:
         activity = Activity.model_validate(data, context={"language": language_of(data),
                                                           "catalogs": _library_catalogs(path)})
@@ -109,4 +113,4 @@ def load_activity(path: Path, language: str | None = None, *, gather: bool = Fal
         raise ContentError(problems + validation_problems(error, Activity, source, unread=unread)) from None
     if problems and not gather:
         raise ContentError(problems)
-    return LoadedActivity(activity, path, source, overlay_path, tuple(tables), tuple(problems))
+    return LoadedActivity(activity, path, source, overlay_path, tuple(tables), tuple(problems), notes)

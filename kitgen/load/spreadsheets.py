@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Hints, Problem
+from kitgen.core.notes import Note, NoteKind
 from kitgen.load.placeholders import expand, on_cards, unfilled
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
@@ -35,6 +36,7 @@ SPEC_KEYS = {
     "labels": ("file", "sheet", "encoding", "delimiter", "column"),
 }
 DELIMITERS = ",;\t|"
+LOST = re.compile(r"\?+")  # a picture cell of a CSV that is only '?': emoji a save as plain "CSV" lost
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 
 
@@ -57,6 +59,7 @@ class Table:
     headers: list[str] = field(default_factory=list)
     rows: list[tuple[int, list[Any]]] = field(default_factory=list)  # (1-based row or line, cells)
     shown: str = ""  # the file as the user would type it
+    legacy: tuple[int, int] | None = None  # a CSV read as cp1252, not UTF-8: the line and column of its first such byte
 
     def __post_init__(self) -> None:
         self.shown = self.shown or display_path(self.path)
@@ -98,12 +101,14 @@ def _decode(raw: bytes, encoding: str | None, table: Table) -> str:
     start = raw.rfind(b"\n", 0, first_bad) + 1
     column = len(raw[start:first_bad].decode("utf-8", "replace")) + 1
     save = 'save it as "CSV UTF-8" in the spreadsheet program'
-    if _looks_japanese(raw):
+    if _looks_japanese(raw) and not _reads_western(raw):
         raise ContentError([Problem(table.shown, line, column, "expected UTF-8 text, and this looks like Shift-JIS "
                                                                f"(Japanese) from here: {save}, or add encoding: "
                                                                "shift_jis to the file's reference")])
     try:  # what spreadsheet programs on Windows save as "CSV" (Western European)
-        return raw.decode("cp1252")
+        text = raw.decode("cp1252")
+        table.legacy = (line, column)
+        return text
     except UnicodeDecodeError:
         raise ContentError([Problem(table.shown, line, column, f"expected UTF-8 text (or Windows' Western European, "
                                                                f"cp1252), and byte 0x{raw[first_bad]:02X} here is "
@@ -122,6 +127,19 @@ def _looks_japanese(raw: bytes) -> bool:
     wide = [char for char in text if ord(char) > 0x7F]
     return bool(wide) and all(0x3000 <= ord(char) <= 0x30FF or 0x4E00 <= ord(char) <= 0x9FFF
                               or 0xFF00 <= ord(char) <= 0xFFEF for char in wide)
+
+
+def _reads_western(raw: bytes) -> bool:
+    """Do the bytes read as Windows' Western European (cp1252), nearly every character outside ASCII an accented
+    letter (é, à, ç, œ)? Shift-JIS read that way is mostly punctuation and symbols (`‚Ë‚±`), while French such as
+    `élégant` is also valid Shift-JIS (an accented letter followed by a letter makes a kanji)."""
+    try:
+        text = raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    wide = [char for char in text if ord(char) > 0x7F]
+    letters = sum(1 for char in wide if ("\u00c0" <= char <= "\u00ff" and char not in "×÷") or char in "œŒšŠžŽ")
+    return bool(wide) and letters >= 0.8 * len(wide)
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -283,6 +301,7 @@ class _Expansion:
     folder: Path
     files: list[Path] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def at(self, loc: Location, message: str, *, key: bool = False) -> Problem:
         return self.source.problem(loc, message, key=key)
@@ -410,6 +429,7 @@ class _Expansion:
             return None  # (the cards cannot be told apart: the rows are not read)
         cards: list[dict[str, Any]] = []
         unfilled_rows: dict[tuple[str, str], int] = {}  # (template field, why it cannot be filled) → rows
+        lost: list[tuple[int, int]] = []  # (row, column) of each picture cell that is only '?'
         for row, cells in table.rows:
             self._fits(table, row, cells)  # (said; its card is made of the cells under headings, so nothing
             # that counts or names the cards reports a card missing)
@@ -419,6 +439,9 @@ class _Expansion:
             self._place(here, table, row, None)
             for number, (target, value) in enumerate(zip(targets, cells), 1):
                 if target is None or value == "" or value is None:
+                    continue
+                if target == ("picture",) and table.sheet is None and LOST.fullmatch(str(value)):
+                    lost.append((row, number))  # an emoji a spreadsheet program saving "CSV" turned into '?'
                     continue
                 self._control(table, row, number, value)
                 if target[0] == "data":
@@ -450,6 +473,7 @@ class _Expansion:
                 card["data"] = data
                 self.source.values.setdefault(here + ("data",), self.source.values[here])
             cards.append(card)
+        self._encoding(table, lost)
         for (key, why), count in unfilled_rows.items():
             where = loc + ("card", key)
             self.problems.append(self.at(where, f"{dotted(where)}: the {key} cannot be filled from the rows: "
@@ -474,6 +498,23 @@ class _Expansion:
                                                "(one per column; a value with a comma needs quotes)"))
             return False
         return True
+
+    def _encoding(self, table: Table, lost: list[tuple[int, int]]) -> None:
+        """Emoji lost to '?' where pictures were expected: a problem at the first, with how to save the file; a CSV
+        that is not UTF-8 but read well as cp1252: a note saying how to save it so that emoji and letters survive."""
+        save = 'save it as "CSV UTF-8" in the spreadsheet program'
+        legacy = f"this file is not UTF-8 (from line {table.legacy[0]}, column {table.legacy[1]}); " if table.legacy else ""
+        if lost:
+            row, column = lost[0]
+            rows = f"{len(lost):,} rows" if len(lost) > 1 else "1 row"
+            self.problems.append(table.problem(row, column, f"'?' where a picture was expected ({rows}): saving as "
+                                               f"plain \"CSV\" turns each emoji into '?'; {legacy}{save} and put the "
+                                               "emoji back, or write each picture's name (penguin)"))
+        elif table.legacy:
+            line, column = table.legacy
+            self.notes.append(Note(NoteKind.ENCODING, f"this file is not UTF-8 and was read as Windows' Western "
+                                   f"European (cp1252), which has no emoji and few letters beyond Western European "
+                                   f"ones; {save}", f"{table.shown}:{line}:{column}"))
 
     def _control(self, table: Table, row: int, number: int, value: Any) -> None:
         if isinstance(value, str) and CONTROL.search(value):
@@ -570,6 +611,7 @@ class Expanded:
     files: list[Path]
     problems: list[Problem]  # every problem of every sheet (one of them leaves the rest of the activity to be read)
     unread: frozenset[Location] = frozenset()  # the card lists that could not be read at all (left empty)
+    notes: tuple[Note, ...] = ()  # what the quality report should say of them (a CSV not saved as UTF-8)
 
 
 def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> Expanded:
@@ -597,7 +639,8 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> Expa
             if isinstance(positions, dict) and _is_reference(positions.get("labels")):
                 labels = expansion.labels(positions["labels"], ("boards", b, "positions", "labels"))
                 data["boards"][b] = {**board, "positions": {**positions, "labels": labels or []}}
-    return Expanded(data, expansion.source, sorted(set(expansion.files)), expansion.problems, frozenset(unread))
+    return Expanded(data, expansion.source, sorted(set(expansion.files)), expansion.problems, frozenset(unread),
+                    tuple(expansion.notes))
 
 
 __all__ = ["CellProblem", "Expanded", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
