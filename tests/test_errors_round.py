@@ -339,3 +339,14 @@ def test_emoji_turned_into_question_marks_where_pictures_were_expected_get_the_h
         f"habitat/animals.csv:2:4 (column 'picture'): '?' where a picture was expected (20 rows): saving as plain "
         f"\"CSV\" turns each emoji into '?'; {legacy}save it as \"CSV UTF-8\" in the spreadsheet program and put the "
         "emoji back, or write each picture's name (penguin)"]
+
+
+def test_a_mistyped_card_id_in_a_placeholder_gets_the_card_it_probably_meant(tmp_path: Path):
+    yaml = HEAD.replace("  play: Sort them by habitat.", "  play: The penguin lives in the {{ cards.Pengiun.habitat }}.")
+    lines = problems(habitat(tmp_path, yaml=yaml))
+    assert lines == ["habitat/activity.yaml:9:9: rules.play[0]: 'cards.Pengiun.habitat' is undefined, did you mean "
+                     "the card 'penguin'?"], lines
+    yaml = yaml.replace("{{ cards.Pengiun.habitat }}", "{{ cards.Pengiun.habitat | upper }}")  # through Jinja
+    lines = problems(habitat(tmp_path / "jinja", yaml=yaml))
+    assert lines == ["habitat/activity.yaml:9:9: rules.play[0]: 'dict object' has no attribute 'Pengiun', did you "
+                     "mean the card 'penguin'?"], lines

@@ -255,8 +255,12 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
             try:
                 return expand(value, context)
             except Exception as error:  # an unknown card or field, 1/0, a budget overrun
-                problems.append(_located(source, loc, f"{error}; expected placeholders such as "
-                                                      "{{ cards.C2.price }} that name a card id and a key of its data"))
+                missing = re.search(r"'cards\.([^.']+)|has no attribute '([^']+)'", str(error))  # cards.Pengiun
+                named = (missing[1] or missing[2]) if missing else ""
+                close = activity.close_card(named) if named and activity.card(named) is None else None
+                problems.append(_located(source, loc, f"{error}, did you mean the card {close!r}?" if close else
+                                         f"{error}; expected placeholders such as {{{{ cards.C2.price }}}} that name "
+                                         "a card id and a key of its data"))
                 return value
         if isinstance(value, dict):
             return {key: filled(item, loc + (key,)) for key, item in value.items()}
