@@ -40,7 +40,7 @@ def editions(path: Path) -> list[str]:
 def _edition_note(path: Path, language: str | None) -> tuple[str, str] | None:
     """(the edition file as shown, the words a problem of that edition found outside it ends with), or None for
     the activity file's own language."""
-    if language is None:
+    if language is None or not language.isalpha():  # (a language such as '../x' is refused where it is named)
         return None
     overlay = edition_file(path, language)
     if not overlay.is_file():
