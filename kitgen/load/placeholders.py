@@ -73,4 +73,6 @@ def unfilled(error: Exception, names: Iterable[str], hints: Hints) -> str:
 def on_cards(why: str, count: int) -> str:
     """`'habitta' is undefined` → `'habitta' is undefined on 20 cards`: a template every row of a sheet shares."""
     cards = f"{count:,} card{'s' if count != 1 else ''}"
-    return why.replace(" is undefined", f" is undefined on {cards}", 1) if " is undefined" in why else f"{why} (on {cards})"
+    if " is undefined" in why:
+        return why.replace(" is undefined", f" is undefined on {cards}", 1)
+    return f"{why} (on {cards})"

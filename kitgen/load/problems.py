@@ -167,7 +167,8 @@ def _message(error: ErrorDetails, reading: _Reading, loc: Location) -> tuple[Loc
         loc = loc + ("cards", ctx["index"], "id")
         message = plain_message(error["msg"])
         if first in reading.source.cells:  # read from a spreadsheet: the first is named by its row
-            message = message.replace(f"the id of cards[{ctx['first']}]", f"the id in row {reading.source.values[first][1]}")
+            row = reading.source.values[first][1]
+            message = message.replace(f"the id of cards[{ctx['first']}]", f"the id in row {row}")
         return loc, f"{dotted(loc)}: {message}", False
     if kind == "missing":
         return loc[:-1], f"{dotted(loc)}: missing, expected a value for {loc[-1]!r}", False

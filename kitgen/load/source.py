@@ -8,8 +8,8 @@ from typing import Any
 
 from kitgen.core.errors import Problem
 
-_RENDERED = re.compile(r"(?P<path>[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*)(?P<what> \([^)]*\))?(?:, (?P<key>[a-z_]+))?: "
-                       r"(?P<rest>.*)", re.S)
+_RENDERED = re.compile(r"(?P<path>[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*)(?P<what> \([^)]*\))?"
+                       r"(?:, (?P<key>[a-z_]+))?: (?P<rest>.*)", re.S)
 _PART = re.compile(r"\[\d+\]|\.?[A-Za-z_]\w*")
 _PATH_PREFIX = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
 

@@ -503,7 +503,8 @@ class _Expansion:
         """Emoji lost to '?' where pictures were expected: a problem at the first, with how to save the file; a CSV
         that is not UTF-8 but read well as cp1252: a note saying how to save it so that emoji and letters survive."""
         save = 'save it as "CSV UTF-8" in the spreadsheet program'
-        legacy = f"this file is not UTF-8 (from line {table.legacy[0]}, column {table.legacy[1]}); " if table.legacy else ""
+        legacy = (f"this file is not UTF-8 (from line {table.legacy[0]}, column {table.legacy[1]}); "
+                  if table.legacy else "")
         if lost:
             row, column = lost[0]
             rows = f"{len(lost):,} rows" if len(lost) > 1 else "1 row"
