@@ -377,7 +377,7 @@ def test_a_template_too_big_is_refused_before_jinja_reads_it(tmp_path: Path) -> 
     ("a = " + "[" * 40_000 + "]" * 40_000 + "\n", "kitgen.toml:1:1: values nest more than 4 deep"),
     ("a = {" + "b = {" * 10_000 + "}" * 10_001 + "\n", "kitgen.toml:1:1: values nest more than 4 deep"),
     ('paper = "a4"\n' + "x." * 40_000 + "y = 1\n", "kitgen.toml:2:1: dotted key 'x.x.x."),
-    ("# " + "x" * 100_001 + "\n", "kitgen.toml: the settings file is 100,004 bytes, expected at most 100,000"),
+    ("# " + "x" * 100_001 + "\n", "kitgen.toml:1:1: the settings file is 100,004 bytes, expected at most 100,000"),
 ])
 def test_a_settings_file_too_deep_or_too_big_is_refused_cleanly(tmp_path: Path, settings: str, expected: str) -> None:
     # before: internal error: RecursionError, or minutes spent on 50,000 dotted keys (a hang guard here)

@@ -48,7 +48,7 @@ def test_tiny_card_size_in_settings_names_the_file(tmp_path: Path) -> None:
     folder = _library(tmp_path, "growing-discard")
     (folder / "kitgen.toml").write_text('card_size = "0.05x0.05mm"\n', encoding="utf-8")
     result = _kitgen(folder, "build", "growing-discard")
-    _refused(result, "kitgen.toml: card_size:", "0.05x0.05mm")
+    _refused(result, "kitgen.toml:1:1: card_size:", "0.05x0.05mm")
     assert not (folder / "output").exists()
 
 
@@ -84,7 +84,7 @@ def test_settings_output_stays_in_the_library(tmp_path: Path, output: str) -> No
     (folder / "kitgen.toml").write_text(f'output = "{output}"\n', encoding="utf-8")
     result = _kitgen(folder, "build", "growing-discard")
     assert result.returncode == 2, result.stderr
-    assert "kitgen.toml: output: expected a folder inside the library" in result.stderr
+    assert "kitgen.toml:1:1: output: expected a folder inside the library" in result.stderr
     assert not list(tmp_path.glob("**/growing-discard-cards.pdf"))
 
 

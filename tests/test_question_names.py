@@ -46,8 +46,10 @@ def test_a_changed_factor_changes_the_name_and_the_id(tmp_path):
     assert questions(path) == [("3-x-8", "3\u00a0×\u00a08"), ("4-x-2", "4\u00a0×\u00a02")]
 
 
-def test_a_name_the_row_cannot_fill_is_an_error_at_the_row(tmp_path):
+def test_a_name_the_rows_cannot_fill_is_one_error_at_the_template(tmp_path):
     path = copy(tmp_path, None, 'name: "{{ a }}\\u00a0×\\u00a0{{ b }}"', 'name: "{{ a }}\\u00a0×\\u00a0{{ c }}"')
     with pytest.raises(ContentError) as raised:
         load_activity(path)
-    assert "facts.csv:2:" in str(raised.value) and "the card's name" in str(raised.value), str(raised.value)
+    lines = str(raised.value).splitlines()
+    assert len(lines) == 1 and lines[0].endswith("activity.yaml:49:45: decks[0].cards.card.name: the name cannot be "
+                                                 "filled from the rows: 'c' is undefined on 20 cards"), lines

@@ -331,4 +331,4 @@ def test_a_teachers_sheet_of_names_without_ids_builds_and_a_repeated_name_is_loc
     again = forked.run(["build", "animals"], cwd=tmp_path, env=env, timeout=300)
     assert again.returncode == 2 and "Traceback" not in again.stderr
     assert again.stderr.splitlines()[0] == ("content/animals/animals.csv:4:1 (column 'name'): card id 'Fox' is also "
-                                            "the id of cards[0], expected each card id once per deck")
+                                            "the id in row 2, expected each card id once per deck")

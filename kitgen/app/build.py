@@ -1,11 +1,14 @@
 """The library API: build one activity into its kit (load → check → plan → render → write)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 
-from kitgen.core.errors import ContentError, KitgenError, Problem
+from kitgen.core.errors import ContentError, KitgenError, Problem, UnprintableContent
 from kitgen.core.files import BuildResult, OutputFile
-from kitgen.load.editions import editions, own_language
+from kitgen.load.editions import editions, in_edition, in_edition_text, own_language
 from kitgen.load.library import Library
 from kitgen.plan.options import BuildOptions, kits_for_class
 from kitgen.write.fresh import fresh_result, fresh_results
@@ -28,10 +31,12 @@ def check(activity_id: str, library: Library | None = None, language: str | None
     library = library or Library.open()
     path = library.find(activity_id)
     several = len(editions(path)) > 1
+    found = {lang: _rendering().edition_problems(activity_id, path, lang, library, options, several_editions=several)
+             for lang in ([language] if language else editions(path))}
+    own = set(found.get(own_language(path), ()))  # a problem the file's own language has too is every edition's
     problems: list[Problem] = []
-    for lang in [language] if language else editions(path):
-        problems += _rendering().edition_problems(activity_id, path, lang, library, options,
-                                                  several_editions=several)
+    for lang, edition in found.items():
+        problems += [p for p in edition if p in own] + in_edition([p for p in edition if p not in own], path, lang)
     if problems:
         raise ContentError(list(dict.fromkeys(problems)))  # a problem two editions share, once
 
@@ -47,9 +52,22 @@ def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Lib
             return fresh
     several = len(editions(path)) > 1
     rendering = _rendering()
-    result: BuildResult = rendering.build_loaded(rendering.load_edition(activity_id, path, language), options,
-                                                 library, several_editions=several)
+    with _named_edition(path, language):
+        result: BuildResult = rendering.build_loaded(rendering.load_edition(activity_id, path, language), options,
+                                                     library, several_editions=several)
     return result
+
+
+@contextmanager
+def _named_edition(path: Path, language: str | None) -> Iterator[None]:
+    """An edition's problems found outside its own file (in the activity file every edition shares) say which
+    edition they were found in."""
+    try:
+        yield
+    except ContentError as error:
+        raise ContentError(in_edition(error.problems, path, language)) from None
+    except UnprintableContent as error:
+        raise UnprintableContent(in_edition_text(str(error), path, language)) from None
 
 
 def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
@@ -66,8 +84,9 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
     results, failed = [], []
     for lang in languages:  # an edition that fails does not stop the others; its error is raised after them
         try:
-            results.append(rendering.build_loaded(rendering.load_edition(activity_id, path, lang), options, library,
-                                                  several_editions=len(languages) > 1))
+            with _named_edition(path, lang):
+                results.append(rendering.build_loaded(rendering.load_edition(activity_id, path, lang), options,
+                                                      library, several_editions=len(languages) > 1))
         except KitgenError as error:
             failed.append(error)
     if failed:

@@ -16,7 +16,8 @@ from pydantic import TypeAdapter, ValidationError
 from kitgen.load.model import CardKind
 from kitgen.pictures.emoji import named_picture
 from kitgen.pictures.files import PictureError
-from kitgen.load.spreadsheets import card_value, column_letters, Table
+from kitgen.load.cells import card_value, column_letters
+from kitgen.load.spreadsheets import Table
 
 # (the fields a heading may mean, most likely first; the headings, as `normal` spells them). Earlier groups
 # claim a field first: a sheet with both `Name` and `Animal` takes the names from `Name`.

@@ -11,7 +11,8 @@ from typing import Any
 
 from kitgen.app.headings import Column, map_columns, WHAT
 from kitgen.core.errors import ContentError, UsageError
-from kitgen.load.spreadsheets import (card_fields, CSV_SUFFIXES, read_csv, read_workbook, sheet_names, slug, Table,
+from kitgen.load.cells import slug
+from kitgen.load.spreadsheets import (card_fields, CSV_SUFFIXES, read_csv, read_workbook, sheet_names, Table,
                                       WORKBOOK_SUFFIXES)
 
 _PLAIN = re.compile(r"[^\W\d_][\w .()'/&+-]*")

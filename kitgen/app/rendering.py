@@ -32,10 +32,10 @@ from kitgen.write.kitdir import write_outputs
 
 def load_edition(activity_id: str, path: Path, language: str | None) -> LoadedActivity:
     """Load one edition and make sure its id is the one its file name promises."""
-    loaded = load_activity(path, language)
+    loaded = load_activity(path, language, gather=True)  # a sheet's problems come with the checks'
     if loaded.activity.id != activity_id:
-        raise ContentError([loaded.source.problem(("id",), f"id: {loaded.activity.id!r} does not match the file "
-                                                            f"name, expected {activity_id!r}")])
+        raise ContentError([*loaded.problems, loaded.source.problem(
+            ("id",), f"id: {loaded.activity.id!r} does not match the file name, expected {activity_id!r}")])
     return loaded
 
 
@@ -63,6 +63,13 @@ def _content_field_holding(loaded: LoadedActivity, char: str) -> str | None:
         if char in text:
             return str(loaded.source.problem(loc, dotted(loc)))
     return None
+
+
+def _at_cells(loaded: LoadedActivity, text: str) -> str:
+    """Each `file:line:column: ...` line of a render-stage error about a value read from a spreadsheet, named by
+    its cell instead (`animals.xlsx, sheet Animals, G4 (column 'text'): ...`)."""
+    lines = [(Problem.parse(line), line) for line in text.split("\n")]
+    return "\n".join(str(loaded.source.at_cell(found)) if found else line for found, line in lines)
 
 
 @dataclass
@@ -132,8 +139,14 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     template_dirs = library.template_dirs(loaded.folder)
     env = environment(tuple(template_dirs), activity.language, catalogs)
     with collecting() as quality, gathering(every_problem) as problems:
-        files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
-                            resolved.style).render()
+        try:
+            files = KitRenderer(checked, plan, env, stem, translations(activity.language, catalogs),
+                                resolved.style).render()
+        except UnprintableContent as error:  # a card of a spreadsheet is named by its cell
+            raise UnprintableContent(_at_cells(loaded, str(error))) from None
+        except ContentError as error:
+            raise ContentError([loaded.source.at_cell(p) for p in error.problems]) from None
+    problems[:] = [loaded.source.at_cell(p) for p in problems]
     quality[:] = located(quality, files) + layout_notes(files)
     quality += checked.notes  # numbers typed into the players' texts that repeat a card's data
     untranslated = missing_strings(activity.language, catalogs)
@@ -144,11 +157,12 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
         raise ContentError(problems)
     unprintable = unprintable_problems(files, lambda char: _content_field_holding(loaded, char))
     if every_problem:
-        problems += [Problem.parse(text) or loaded.source.problem((), text) for text in unprintable]
+        problems += [loaded.source.at_cell(found) if (found := Problem.parse(text)) else loaded.source.problem((), text)
+                     for text in unprintable]
         if problems:
             raise ContentError(problems)
     elif unprintable:
-        raise UnprintableContent("\n".join(unprintable))
+        raise UnprintableContent(_at_cells(loaded, "\n".join(unprintable)))
     if pdf:
         files = [replace(f, data=write_pdf(_drawn(f))) for f in files]
     summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,

@@ -78,8 +78,8 @@ def _shape_problem(text: str) -> tuple[int, str] | None:
     return None
 
 
-def _problem(path: Path, message: str) -> UsageError:
-    return UsageError(f"{path}: {message}")
+def _problem(path: Path, message: str, at_start: bool = False) -> UsageError:
+    return UsageError(f"{path}{':1:1' if at_start else ''}: {message}")
 
 
 def load_settings(content: Path) -> dict[str, object]:
@@ -89,16 +89,22 @@ def load_settings(content: Path) -> dict[str, object]:
     try:
         size = path.stat().st_size
         if size > MAX_SETTINGS_BYTES:
-            raise _problem(path, f"the settings file is {size:,} bytes, expected at most {MAX_SETTINGS_BYTES:,}")
+            raise _problem(path, f"the settings file is {size:,} bytes, expected at most {MAX_SETTINGS_BYTES:,}",
+                           at_start=True)
         with path.open("rb") as handle:
             raw = handle.read(MAX_SETTINGS_BYTES + 1)
         if len(raw) > MAX_SETTINGS_BYTES:
             raise _problem(path, f"the settings file is over {MAX_SETTINGS_BYTES:,} bytes, expected at most "
-                                 f"{MAX_SETTINGS_BYTES:,}")
+                                 f"{MAX_SETTINGS_BYTES:,}", at_start=True)
         text = raw.decode("utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        line = error.object[:error.start].count(b"\n") + 1
+        column = error.start - (error.object.rfind(b"\n", 0, error.start) + 1) + 1
+        raise UsageError(f"{path}:{line}:{column}: the file is not UTF-8 text, expected UTF-8 (save it again as "
+                         "UTF-8)") from None
+    except OSError as error:
         raise _problem(path, f"cannot be read: {error}") from None
     shape = _shape_problem(text)
     if shape:
@@ -114,13 +120,30 @@ def load_settings(content: Path) -> dict[str, object]:
         located = f"{path}:{where[1]}:{where[2]}" if where else str(path)
         raise UsageError(f"{located}: TOML syntax: {message}") from None
     settings: dict[str, object] = {}
+    problems: list[str] = []  # every wrong setting at once, each at its line
     for key, value in data.items():
+        line, column = _key_place(text, key)
         if key not in KEYS:
             close = difflib.get_close_matches(key, list(KEYS), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(KEYS)}"
-            raise _problem(path, f"unknown setting {key!r}{hint}")
-        settings[key] = _checked(path, key, value)
+            problems.append(f"{path}:{line}:{column}: unknown setting {key!r}{hint}")
+            continue
+        try:
+            settings[key] = _checked(path, key, value)
+        except UsageError as error:
+            problems.append(f"{path}:{line}:{column}: {str(error).removeprefix(f'{path}: ')}")
+    if problems:
+        raise UsageError("\n".join(problems))
     return settings
+
+
+def _key_place(text: str, key: str) -> tuple[int, int]:
+    """The line and column (1-based) where `key = ...` is written (bare or quoted), or 1, 1."""
+    written = re.search(rf"^[ \t]*(?P<key>{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')[ \t]*=", text, re.M)
+    if written is None:
+        return 1, 1
+    start = written.start("key")
+    return text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
 
 
 def _checked(path: Path, key: str, value: object) -> object:

@@ -10,15 +10,15 @@ from typing import Any, Iterator
 from pydantic import BaseModel, ValidationError
 
 
-from kitgen.core.errors import ContentError, Problem
+from kitgen.core.errors import ContentError, Hints, Problem
 from kitgen.core.notes import Note
 from kitgen.load import LoadedActivity
 from kitgen.load.model import (Activity, Board, CardKind, CardTable, DataField, HandExample, HostKey, PlayerAid,
                                RecordSheet, Rules, SetExample, Slip, Walkthrough)
-from kitgen.load.placeholders import expand
+from kitgen.load.placeholders import expand, on_cards, unfilled
 from kitgen.load.problems import validation_problems
 from kitgen.load.source import dotted, Location, SourceMap
-from kitgen.check.replay import data_value, example_replays, Replay, replay_problems, replays
+from kitgen.check.replay import data_value, example_replays, no_card, Replay, replay_problems, replays
 from kitgen.check.typed import content_strings_of, typed_numbers, value_strings
 
 __all__ = ["content_strings_of", "typed_numbers"]  # (kept importable from here)
@@ -53,7 +53,7 @@ def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult 
     for index, card_id in enumerate(example.hand):
         card = activity.card(card_id)
         if card is None:
-            problems.append((("hand", index), f"no card {card_id!r} in any deck"))
+            problems.append((("hand", index), no_card(activity, card_id)))
         elif _number(card, example.sum) is None:
             problems.append((("hand", index), f"card {card_id!r} has no number {example.sum!r} in its data"))
         else:
@@ -61,7 +61,7 @@ def evaluate_hand(activity: Activity, example: HandExample) -> tuple[HandResult 
     bought = activity.card(example.buys) if example.buys else None
     price = None
     if example.buys and bought is None:
-        problems.append((("buys",), f"no card {example.buys!r} in any deck"))
+        problems.append((("buys",), no_card(activity, example.buys)))
     elif bought is not None:
         price = _number(bought, example.price)
         if price is None:
@@ -123,8 +123,11 @@ class CheckedKit:
 def check_activity(loaded: LoadedActivity) -> CheckedKit:
     """Every content problem at once, located (raises ContentError when there is any); else what was computed."""
     activity, source = loaded.activity, loaded.source
-    problems: list[Problem] = []
+    problems: list[Problem] = list(loaded.problems)  # (its spreadsheets', gathered as it was read)
     texts: dict[tuple[int, int], dict[str, str]] = {}
+    hints = Hints()
+    shared: dict[tuple[Location, str], int] = {}  # (a sheet's card template field, why it fails) → cards
+    expected = "; expected '{{ name }}' placeholders that name a key of the card's data"
     for d, deck in enumerate(activity.decks):
         for c, card in enumerate(deck.cards):
             filled = texts[(d, c)] = {}
@@ -132,16 +135,22 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
                 value = getattr(card, field)
                 if value is None:
                     continue
+                loc: Location = ("decks", d, "cards", c, field)
                 try:
                     text = filled[field] = expand(value, card.data)
                     if field == "color" and not is_color(text):
-                        problems.append(source.problem(("decks", d, "cards", c, field),
-                                                       f"decks[{d}].cards[{c}].color: expected black, red, blue, green "
-                                                       f"or #rrggbb, got {text!r}"))
+                        problems.append(source.problem(loc, f"decks[{d}].cards[{c}].color: expected black, red, blue, "
+                                                            f"green or #rrggbb, got {text!r}"))
                 except Exception as error:  # a placeholder that fails: undefined, 1/0, a call, a huge range
-                    loc: Location = ("decks", d, "cards", c, field)
-                    problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {error}; expected "
-                                                        "'{{ name }}' placeholders that name a key of the card's data"))
+                    why = unfilled(error, card.data, hints)
+                    if loc in source.templates:  # written once for every row of a sheet: said once, there
+                        shared[(source.templates[loc], why)] = shared.get((source.templates[loc], why), 0) + 1
+                        continue
+                    problems.append(source.problem(loc, f"decks[{d}].cards[{c}].{field}: {why}"
+                                                        f"{'' if why.endswith('?') else expected}"))
+    for (template, why), count in shared.items():
+        problems.append(source.problem(template, f"{dotted(template)}: {on_cards(why, count)}"
+                                                 f"{'' if why.endswith('?') else expected}"))
     hands: list[HandResult] = []
     for e, example in enumerate(activity.host_key.examples):
         hand, failed = evaluate_hand(activity, example)
@@ -167,7 +176,8 @@ def check_activity(loaded: LoadedActivity) -> CheckedKit:
     problems += found
     if problems:
         raise ContentError(problems)
-    return CheckedKit(loaded, texts, hands, sets, tables, walked, worked, shown, typed_numbers(activity, source))
+    return CheckedKit(loaded, texts, hands, sets, tables, walked, worked, shown,
+                      list(loaded.notes) + typed_numbers(activity, source))
 
 
 def _walkthroughs(activity: Activity) -> Iterator[tuple[Location, Walkthrough]]:
@@ -245,8 +255,12 @@ def shown_activity(activity: Activity, source: SourceMap) -> tuple[Activity, lis
             try:
                 return expand(value, context)
             except Exception as error:  # an unknown card or field, 1/0, a budget overrun
-                problems.append(_located(source, loc, f"{error}; expected placeholders such as "
-                                                      "{{ cards.C2.price }} that name a card id and a key of its data"))
+                missing = re.search(r"'cards\.([^.']+)|has no attribute '([^']+)'", str(error))  # cards.Pengiun
+                named = (missing[1] or missing[2]) if missing else ""
+                close = activity.close_card(named) if named and activity.card(named) is None else None
+                problems.append(_located(source, loc, f"{error}, did you mean the card {close!r}?" if close else
+                                         f"{error}; expected placeholders such as {{{{ cards.C2.price }}}} that name "
+                                         "a card id and a key of its data"))
                 return value
         if isinstance(value, dict):
             return {key: filled(item, loc + (key,)) for key, item in value.items()}
@@ -527,7 +541,7 @@ def _reference_problems(activity: Activity, source: SourceMap) -> list[Problem]:
             for c, card_id in enumerate(step.cards):
                 if activity.card(card_id) is None:
                     problems.append(_located(source, ("host_key", "walkthroughs", w, "steps", s, "cards", c),
-                                             f"no card {card_id!r} in any deck"))
+                                             no_card(activity, card_id)))
     board_ids = [board.id for board in activity.boards]
     for t, table in enumerate(key.card_tables):
         for b, board_id in enumerate(table.places):
@@ -540,7 +554,7 @@ def _reference_problems(activity: Activity, source: SourceMap) -> list[Problem]:
         for c, card_id in enumerate(table.cards):
             if activity.card(card_id) is None:
                 problems.append(_located(source, ("host_key", "card_tables", t, "cards", c),
-                                         f"no card {card_id!r} in any deck"))
+                                         no_card(activity, card_id)))
     return problems
 
 
@@ -553,7 +567,7 @@ def _scored_sets(activity: Activity, source: SourceMap) -> tuple[list[tuple[SetE
         for c, card_id in enumerate(example.cards):
             card = activity.card(card_id)
             if card is None:
-                problems.append(_located(source, ("host_key", "sets", n, "cards", c), f"no card {card_id!r} in any deck"))
+                problems.append(_located(source, ("host_key", "sets", n, "cards", c), no_card(activity, card_id)))
             else:
                 cards.append(card)
         if len(cards) != len(example.cards):

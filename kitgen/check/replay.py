@@ -76,12 +76,18 @@ class Replay:
         return f"{holder}: {written} = {self.label(name, result)}"
 
 
+def no_card(activity: Activity, card_id: str) -> str:
+    """`no card 'Pengiun' in any deck, did you mean 'penguin'?`: a card id the content names that no deck has."""
+    close = activity.close_card(card_id)
+    return f"no card {card_id!r} in any deck" + (f", did you mean {close!r}?" if close else "")
+
+
 def _card_amounts(activity: Activity, card_id: str, fields: dict[str, str]) -> Counts | str:
     """The counts a card's data gives through a field → count mapping, or why it gives none."""
 
     card: CardKind | None = activity.card(card_id)
     if card is None:
-        return f"no card {card_id!r} in any deck"
+        return no_card(activity, card_id)
     amounts: Counts = {}
     for data_field, count_name in fields.items():
         value = data_value(card, data_field)
@@ -167,7 +173,7 @@ def _mat(activity: Activity, walk: Walkthrough, state: State) -> tuple[Mat | Non
         if label not in mat.labels:
             problems.append((("face_up", label), f"no place {label!r} on the mat; places: {', '.join(mat.labels)}"))
         elif activity.card(card_id) is None:
-            problems.append((("face_up", label), f"no card {card_id!r} in any deck"))
+            problems.append((("face_up", label), no_card(activity, card_id)))
         elif mat.fits(activity, card_id) != label and not mat.wild(activity, card_id):
             problems.append((("face_up", label), f"{card_id} does not fit {mat.holder(label)}"))
         else:
@@ -194,7 +200,7 @@ def _place(activity: Activity, mat: Mat, state: State, who: str, step: Step) -> 
         if step.finds is None:
             return f"{place} was face down: say which card was lying there (finds)"
         if activity.card(step.finds) is None:
-            return f"no card {step.finds!r} in any deck"
+            return no_card(activity, step.finds)
         mat.covered.discard(label)
         found = step.finds
     else:

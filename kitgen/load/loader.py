@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kitgen.core.errors import ContentError, display_path, Problem, UsageError
+from kitgen.core.notes import Note
 from kitgen.load.model import Activity
 from kitgen.load.source import dotted
 from kitgen.load.problems import validation_problems
@@ -25,6 +26,8 @@ class LoadedActivity:
     source: SourceMap
     overlay: Path | None = None  # the edition file merged over `path`, if any
     tables: tuple[Path, ...] = ()  # the spreadsheets its cards (or labels) were read from
+    problems: tuple[Problem, ...] = ()  # found reading its spreadsheets, still to be reported (load_activity's gather)
+    notes: tuple[Note, ...] = ()  # what the quality report should say of its spreadsheets
 
     @property
     def files(self) -> list[Path]:
@@ -70,8 +73,10 @@ def _library_catalogs(path: Path) -> tuple[Path, ...]:
                  if folder.is_dir())
 
 
-def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
-    """Read and validate one activity (in one language edition); every problem is reported at once."""
+def load_activity(path: Path, language: str | None = None, *, gather: bool = False) -> LoadedActivity:
+    """Read and validate one activity (in one language edition); every problem is reported at once. With `gather`,
+    the problems of its spreadsheets that leave it valid (a column without a heading) are kept in `problems`, for
+    the content checks to report with their own, instead of raised."""
     from kitgen.load.placeholders import new_activity
 
     new_activity()  # its placeholders (generated cards, checks, the build) share one budget
@@ -93,11 +98,19 @@ def load_activity(path: Path, language: str | None = None) -> LoadedActivity:
         data["language"] = language
         source = source.overlaid(overlay_source)
     tables: list[Path] = []
+    problems: list[Problem] = []
+    unread: frozenset[Location] = frozenset()
+    notes: tuple[Note, ...] = ()
     if has_tables(data):
-        data, source, tables = expand_tables(data, source, path.parent)
+        expanded = expand_tables(data, source, path.parent)
+        data, source, tables, problems, unread = (expanded.data, expanded.source, expanded.files, expanded.problems,
+                                                  expanded.unread)
+        notes = expanded.notes
     try:
         activity = Activity.model_validate(data, context={"language": language_of(data),
                                                           "catalogs": _library_catalogs(path)})
-    except ValidationError as error:
-        raise ContentError(validation_problems(error, Activity, source)) from None
-    return LoadedActivity(activity, path, source, overlay_path, tuple(tables))
+    except ValidationError as error:  # with the sheets' problems: every one at once
+        raise ContentError(problems + validation_problems(error, Activity, source, unread=unread)) from None
+    if problems and not gather:
+        raise ContentError(problems)
+    return LoadedActivity(activity, path, source, overlay_path, tuple(tables), tuple(problems), notes)

@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 
 from kitgen.core.choices import Duplex
 from kitgen.core.choices import CutLines
+from kitgen.core.errors import Hints
 from kitgen.load.problems import first_error
 from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
@@ -551,6 +552,7 @@ class Activity(Strict):
     host_key: HostKey = HostKey()
     game: GameRules = GameRules()  # rules every replayed walkthrough and worked example of the kit is checked against
     _cards: dict[str, CardKind] = PrivateAttr(default_factory=dict)  # card id → its first card kind
+    _hints: Hints = PrivateAttr(default_factory=Hints)  # 'did you mean' for mistyped card ids, MAX_HINTS of them
 
     @field_validator("id")
     @classmethod
@@ -595,6 +597,12 @@ class Activity(Strict):
     def card(self, card_id: str) -> CardKind | None:
         """The first card kind with this id in any deck (one look-up, however many cards there are)."""
         return self._cards.get(card_id)
+
+    def close_card(self, card_id: str) -> str | None:
+        """The card id nearest a mistyped one, whatever its case (`Pengiun` → `penguin`), or None."""
+        ids = {known.lower(): known for known in self._cards} if self._hints.budget > 0 else {}
+        found = self._hints.close(card_id.lower(), list(ids)) if ids else None
+        return ids[found] if found else None
 
 
 def generated_cards(generate: Generate, context: dict[str, Any] | None = None) -> list[CardKind]:

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import jinja2
 
+from kitgen.core.errors import Hints
 from kitgen.jinja.budget import BoundedSandbox, Limits
 
 # One card text may loop 100,000 times, make values of 100,000 characters and take 1 s; every placeholder of
@@ -55,3 +56,23 @@ def expand(text: str, data: Mapping[str, Any]) -> str:
     if "{{" not in rest and "{%" not in rest and "{#" not in rest:
         return _SIMPLE.sub(lambda match: str(_lookup(data, match[1])), text)
     return _sandbox.run(_compiled(text), dict(data))
+
+
+_UNDEFINED = re.compile(r"'([A-Za-z_]\w*)' is undefined")
+
+
+def unfilled(error: Exception, names: Iterable[str], hints: Hints) -> str:
+    """Why a placeholder could not be filled, with `did you mean 'habitat'?` when it names a key the data does
+    not have and one of `names` (the data's keys) is close to it."""
+    text = str(error)
+    found = _UNDEFINED.fullmatch(text)
+    close = hints.close(found[1], sorted(str(name) for name in names)) if found else None
+    return f"{text}, did you mean {close!r}?" if close else text
+
+
+def on_cards(why: str, count: int) -> str:
+    """`'habitta' is undefined` → `'habitta' is undefined on 20 cards`: a template every row of a sheet shares."""
+    cards = f"{count:,} card{'s' if count != 1 else ''}"
+    if " is undefined" in why:
+        return why.replace(" is undefined", f" is undefined on {cards}", 1)
+    return f"{why} (on {cards})"

@@ -97,8 +97,9 @@ class _Reading:
     """What the messages of one validation share: a budget of 'did you mean' searches and the keys each model
     allows, looked up once per place (100,000 unknown keys in one card are one lookup, not 100,000)."""
 
-    def __init__(self, root: type[BaseModel], prefix: Location = ()) -> None:
+    def __init__(self, root: type[BaseModel], prefix: Location = (), source: SourceMap | None = None) -> None:
         self.root = root
+        self.source = source or SourceMap("")
         self.prefix = prefix  # where the value validated as `root` is in the activity
         self.hints = Hints()
         self.allowed: dict[Location, list[str]] = {}
@@ -162,8 +163,13 @@ def _message(error: ErrorDetails, reading: _Reading, loc: Location) -> tuple[Loc
         hint = f", did you mean {close!r}?" if close else (f", expected one of: {', '.join(allowed)}" if allowed else "")
         return loc, f"{where}: unknown key {loc[-1]!r}{hint}", True
     if kind == "duplicate" and "index" in ctx and "first" in ctx:  # a deck's card id met twice: at the second
+        first = loc + ("cards", ctx["first"])
         loc = loc + ("cards", ctx["index"], "id")
-        return loc, f"{dotted(loc)}: {plain_message(error['msg'])}", False
+        message = plain_message(error["msg"])
+        if first in reading.source.cells:  # read from a spreadsheet: the first is named by its row
+            row = reading.source.values[first][1]
+            message = message.replace(f"the id of cards[{ctx['first']}]", f"the id in row {row}")
+        return loc, f"{dotted(loc)}: {message}", False
     if kind == "missing":
         return loc[:-1], f"{dotted(loc)}: missing, expected a value for {loc[-1]!r}", False
     if kind == "string_type" and loc and loc[-1] == "language":  # `language: 7`, `language: [en]`
@@ -226,12 +232,15 @@ def _merged(messages: list[tuple[Message, tuple[Location, ...]]]) -> list[Messag
     return merged
 
 
-def _messages(error: ValidationError, root: type[BaseModel], source: SourceMap, prefix: Location) -> list[Message]:
-    reading = _Reading(root, prefix)
+def _messages(error: ValidationError, root: type[BaseModel], source: SourceMap, prefix: Location,
+              unread: frozenset[Location] = frozenset()) -> list[Message]:
+    reading = _Reading(root, prefix, source)
     plain: list[Message] = []
     members: list[tuple[Message, tuple[Location, ...]]] = []
     for item in error.errors(include_url=False):
         loc, unions = _authors_place(prefix + tuple(item["loc"]), source)
+        if any(loc[:len(cards)] == cards or (loc == cards[:-1] and item["type"] == "deck") for cards in unread):
+            continue  # a card list whose sheet could not be read: its problem is said, not the empty list's
         message = _message(item, reading, loc)
         if unions:
             members.append((message, unions))
@@ -241,12 +250,12 @@ def _messages(error: ValidationError, root: type[BaseModel], source: SourceMap, 
 
 
 def validation_problems(error: ValidationError, root: type[BaseModel], source: SourceMap,
-                        prefix: Location = ()) -> list[Problem]:
+                        prefix: Location = (), unread: frozenset[Location] = frozenset()) -> list[Problem]:
     """One located Problem per pydantic error in our words, at the place the author wrote, de-duplicated; the
     members of a union merged into one message. `prefix`: where the value validated as `root` is (the activity
-    itself when empty)."""
+    itself when empty); nothing is said of the card lists in `unread` (a sheet that could not be read)."""
     problems: dict[str, Problem] = {}
-    for loc, text, at_key in _messages(error, root, source, prefix):
+    for loc, text, at_key in _messages(error, root, source, prefix, unread):
         problem = source.problem(loc, text, key=at_key)
         problems.setdefault(str(problem), problem)
     return list(problems.values())

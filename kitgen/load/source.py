@@ -8,6 +8,9 @@ from typing import Any
 
 from kitgen.core.errors import Problem
 
+_RENDERED = re.compile(r"(?P<path>[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*)(?P<what> \([^)]*\))?"
+                       r"(?:, (?P<key>[a-z_]+))?: (?P<rest>.*)", re.S)
+_PART = re.compile(r"\[\d+\]|\.?[A-Za-z_]\w*")
 _PATH_PREFIX = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
 
 
@@ -33,6 +36,8 @@ class SourceMap:
     values: dict[Location, Position] = field(default_factory=dict)
     keys: dict[Location, Position] = field(default_factory=dict)
     cells: dict[Location, str] = field(default_factory=dict)  # values read from a spreadsheet: how to name the cell
+    # a card field that a spreadsheet's `card:` template gave every row → where the template writes it
+    templates: dict[Location, Location] = field(default_factory=dict)
 
     def position(self, loc: Location, *, key: bool = False) -> Position:
         """The position of `loc`, or of its nearest ancestor that has one."""
@@ -52,10 +57,25 @@ class SourceMap:
                 return CellProblem(*self.values[probe], strip_location(message), label=self.cells[probe])
         return Problem(*self.position(loc, key=key), message)
 
+    def at_cell(self, problem: Problem) -> Problem:
+        """A problem of a later stage about a value read from a spreadsheet (`animals.xlsx:4:1: decks[0].cards[2]
+        (card 'camel'), text: ...`), named by its cell as the load stage names it (`animals.xlsx, sheet Animals, G4
+        (column 'text'): card 'camel': ...`); any other problem as it is."""
+        found = _RENDERED.fullmatch(problem.message) if self.cells and not isinstance(problem, CellProblem) else None
+        if found is None:
+            return problem
+        loc = tuple(int(part[1:-1]) if part.startswith("[") else part.lstrip(".")
+                    for part in _PART.findall(found["path"]))
+        for probe in ((loc + (found["key"],)) if found["key"] else loc, loc):
+            if probe in self.cells and self.values.get(probe, ("",))[0] == problem.file:
+                what = found["what"].strip()[1:-1] + ": " if found["what"] else ""
+                return CellProblem(*self.values[probe], what + found["rest"], label=self.cells[probe])
+        return problem
+
     def overlaid(self, other: "SourceMap") -> "SourceMap":
         """Positions of `other` (an edition overlay) where it has them, else ours."""
         return SourceMap(self.file, {**self.values, **other.values}, {**self.keys, **other.keys},
-                         {**self.cells, **other.cells})
+                         {**self.cells, **other.cells}, {**self.templates, **other.templates})
 
 
 

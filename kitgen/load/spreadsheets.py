@@ -17,14 +17,15 @@ import csv
 import difflib
 import io
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Hints, Problem
+from kitgen.core.notes import Note, NoteKind
+from kitgen.load.cells import cell_count, cell_datum, cell_text, column_letters, column_number, slug
 from kitgen.load.csv_text import decode, sniff_delimiter
-from kitgen.load.placeholders import expand
+from kitgen.load.placeholders import expand, on_cards, unfilled
 from kitgen.load.source import CellProblem, dotted, Location, SourceMap, strip_location
 from kitgen.load.workbook_size import (MAX_INFLATED_BYTES, MAX_PARTS, MAX_ROWS, MAX_SHEET_COLUMNS,  # noqa: F401
                                        MAX_SHEET_ROWS, check_inflated, check_ods_sheets, check_xlsx_sheet, workbook_archive)
@@ -37,33 +38,8 @@ SPEC_KEYS = {
     "labels": ("file", "sheet", "encoding", "delimiter", "header_row", "column"),
 }
 ID_SOURCES = ("name", "row")  # `ids: name`: each card's name as an id (polar-bear, polar-bear-2); `ids: row`: row-1, ...
+LOST = re.compile(r"\?+")  # a picture cell of a CSV that is only '?': emoji a save as plain "CSV" lost
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-
-
-def column_number(letters: str) -> int:
-    """'A' → 1, 'AB' → 28."""
-    number = 0
-    for letter in letters.upper():
-        number = number * 26 + ord(letter) - 64
-    return number
-
-
-def slug(text: str) -> str:
-    """A name as an id: lower case, accents dropped, every run of other characters one '-', at most 63
-    characters ('Polar bear' → 'polar-bear', 'Éléphant d'Asie' → 'elephant-d-asie'); '' when nothing is left."""
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(char for char in plain if not unicodedata.combining(char))
-    made = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")
-    return made[:63].rstrip("-")
-
-
-def column_letters(number: int) -> str:
-    """1 → 'A', 28 → 'AB'."""
-    letters = ""
-    while number:
-        number, rest = divmod(number - 1, 26)
-        letters = chr(65 + rest) + letters
-    return letters
 
 
 @dataclass
@@ -78,6 +54,7 @@ class Table:
     rows: list[tuple[int, list[Any]]] = field(default_factory=list)  # (1-based row or line, cells)
     empty_rows: list[int] = field(default_factory=list)  # those skipped below the headings
     shown: str = ""  # the file as the user would type it
+    legacy: tuple[int, int] | None = None  # a CSV read as cp1252, not UTF-8: the line and column of its first such byte
 
     def __post_init__(self) -> None:
         self.shown = self.shown or display_path(self.path)
@@ -110,7 +87,7 @@ def _read_bytes(path: Path, shown: str) -> bytes:
 
 def read_csv(path: Path, encoding: str | None = None, delimiter: str | None = None, header_row: int = 0) -> Table:
     table = Table(path, None, from_row=header_row)
-    text = decode(_read_bytes(path, table.shown), encoding, table.shown)
+    text, table.legacy = decode(_read_bytes(path, table.shown), encoding, table.shown)
     delimiter = delimiter or (sniff_delimiter(text) if path.suffix.lower() != ".tsv" else "\t")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     line = 1
@@ -216,40 +193,6 @@ def read_table(path: Path, options: dict[str, Any], at: Problem) -> Table:
 # ---------------------------------------------------------------------------------------------- mapping
 
 
-def _text(value: Any) -> Any:
-    """A cell as the text of a card field (numbers as they read); `count` keeps whole numbers."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return value
-
-
-_INT = re.compile(r"[-+]?(0|[1-9]\d*)")
-_FLOAT = re.compile(r"[-+]?\d+\.\d+")
-
-
-def _datum(value: Any) -> Any:
-    """A cell as a `data` value: numbers and true/false as in YAML, anything else as text."""
-    if isinstance(value, str):
-        if _INT.fullmatch(value) and len(value) < 19:
-            return int(value)
-        if _FLOAT.fullmatch(value):
-            return float(value)
-        if value.lower() in ("true", "false"):
-            return value.lower() == "true"
-    return value
-
-
-def _count(value: Any) -> Any:
-    return int(value) if isinstance(value, str) and _INT.fullmatch(value) and len(value) < 19 else value
-
-
-def card_value(name: str, value: Any) -> Any:
-    """A cell as the value of the card field `name`, as the cards are read from it."""
-    return _count(value) if name == "count" else _text(value)
-
-
 def card_fields() -> list[str]:
     from kitgen.load.model import CardKind
 
@@ -262,6 +205,7 @@ class _Expansion:
     folder: Path
     files: list[Path] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def at(self, loc: Location, message: str, *, key: bool = False) -> Problem:
         return self.source.problem(loc, message, key=key)
@@ -353,6 +297,7 @@ class _Expansion:
         table = self.table(spec, path, loc)
         if table is None:
             return None
+        start = len(self.problems)  # (the problems of this sheet: a heading's leave its rows to be read)
         fields = card_fields()
         ignored = self._ignored(table, spec.get("ignore", []), loc + ("ignore",))
         headings = {h for n, h in enumerate(table.headers, 1) if n not in ignored}
@@ -409,13 +354,14 @@ class _Expansion:
                                                f"headed 'id' (each card's id) or 'name' (the name is then the id), or "
                                                f"ids: name or ids: row beside file:, then any of: "
                                                f"{', '.join(fields[1:])}"))
-        if self.problems:
-            return None
+            return None  # (the cards cannot be told apart: the rows are not read)
         cards: list[dict[str, Any]] = []
         given: set[str] = set()  # the ids `ids:` made so far
+        unfilled_rows: dict[tuple[str, str], int] = {}  # (template field, why it cannot be filled) → rows
+        lost: list[tuple[int, int]] = []  # (row, column) of each picture cell that is only '?'
         for row, cells in table.rows:
-            if not self._fits(table, row, cells, ignored):
-                continue
+            self._fits(table, row, cells, ignored)  # (said; its card is made of the cells under headings, so
+            # nothing that counts or names the cards reports a card missing)
             card: dict[str, Any] = {key: value for key, value in defaults.items() if key != "data"}
             data: dict[str, Any] = dict(defaults.get("data", {})) if isinstance(defaults.get("data"), dict) else {}
             here = loc + (len(cards),)
@@ -423,21 +369,31 @@ class _Expansion:
             for number, (target, value) in enumerate(zip(targets, cells), 1):  # (ignored columns: no target)
                 if target is None or value == "" or value is None:
                     continue
+                if target == ("picture",) and table.sheet is None and LOST.fullmatch(str(value)):
+                    lost.append((row, number))  # an emoji a spreadsheet program saving "CSV" turned into '?'
+                    continue
                 self._control(table, row, number, value)
                 if target[0] == "data":
-                    data[target[1]] = _datum(value)
+                    data[target[1]] = cell_datum(value)
                     self._place(here + target, table, row, number)
                 else:
-                    card[target[0]] = _count(value) if target[0] == "count" else _text(value)
+                    card[target[0]] = cell_count(value) if target[0] == "count" else cell_text(value)
                     self._place(here + target, table, row, number)
             card.setdefault("count", 1)
             for key in ("id", "name"):  # the template's `name: "{{ a }} × {{ b }}"` is filled from the row now
                 if key not in named and isinstance(card.get(key), str) and "{" in card[key]:
                     try:
                         card[key] = expand(card[key], data)
-                    except Exception as error:  # a name the row's data does not fill: said at the row
-                        self.problems.append(table.problem(row, None, f"the card's {key} {card[key]!r} cannot be "
-                                                                      f"filled from this row: {error}"))
+                    except Exception as error:  # a name the rows' data does not fill: said once, at the template
+                        why = unfilled(error, data, hints)
+                        unfilled_rows[(key, why)] = unfilled_rows.get((key, why), 0) + 1
+                        continue
+                    column = _first_column(str(defaults.get(key, "")), targets)  # the cell it was made from
+                    if column is not None:
+                        self._place(here + (key,), table, row, column)
+            for key in defaults:  # what the template gives this row: a problem in it is said once, at the template
+                if key != "data" and (here + (key,)) not in self.source.values:
+                    self.source.templates[here + (key,)] = loc + ("card", key)
             if ids_from_names and "name" in card:  # a teacher's sheet has names, not ids: each name is its card's id
                 card["id"] = card["name"]
                 self.source.values[here + ("id",)] = self.source.values[here + ("name",)]
@@ -448,7 +404,14 @@ class _Expansion:
                 card["data"] = data
                 self.source.values.setdefault(here + ("data",), self.source.values[here])
             cards.append(card)
-        if not cards and not self.problems:
+        self._encoding(table, lost)
+        for (key, why), count in unfilled_rows.items():
+            where = loc + ("card", key)
+            self.problems.append(self.at(where, f"{dotted(where)}: the {key} cannot be filled from the rows: "
+                                                f"{on_cards(why, count)}"))
+        if unfilled_rows:
+            return None  # cards whose id or name cannot be made are not made
+        if not cards and len(self.problems) == start:
             self.problems.append(table.problem(table.header_row or 1, None, "no rows below the headings, expected "
                                                "one row per card"))
         return cards
@@ -485,7 +448,8 @@ class _Expansion:
         return numbers
 
     def _fits(self, table: Table, row: int, cells: list[Any], ignored: set[int] = set()) -> bool:
-        """A row has no value outside the headed (or ignored) columns, and a CSV row has one cell per column."""
+        """A row has no value outside the headed (or ignored) columns, and a CSV row has one cell per column (else a
+        problem)."""
         width = len(table.headers)
         extra = [n for n, cell in enumerate(cells[width:], width + 1) if cell not in ("", None) and n not in ignored]
         if extra:
@@ -497,6 +461,24 @@ class _Expansion:
                                                "(one per column; a value with a comma needs quotes)"))
             return False
         return True
+
+    def _encoding(self, table: Table, lost: list[tuple[int, int]]) -> None:
+        """Emoji lost to '?' where pictures were expected: a problem at the first, with how to save the file; a CSV
+        that is not UTF-8 but read well as cp1252: a note saying how to save it so that emoji and letters survive."""
+        save = 'save it as "CSV UTF-8" in the spreadsheet program'
+        legacy = (f"this file is not UTF-8 (from line {table.legacy[0]}, column {table.legacy[1]}); "
+                  if table.legacy else "")
+        if lost:
+            row, column = lost[0]
+            rows = f"{len(lost):,} rows" if len(lost) > 1 else "1 row"
+            self.problems.append(table.problem(row, column, f"'?' where a picture was expected ({rows}): saving as "
+                                               f"plain \"CSV\" turns each emoji into '?'; {legacy}{save} and put the "
+                                               "emoji back, or write each picture's name (penguin)"))
+        elif table.legacy:
+            line, column = table.legacy
+            self.notes.append(Note(NoteKind.ENCODING, f"this file is not UTF-8 and was read as Windows' Western "
+                                   f"European (cp1252), which has no emoji and few letters beyond Western European "
+                                   f"ones; {save}", f"{table.shown}:{line}:{column}"))
 
     def _control(self, table: Table, row: int, number: int, value: Any) -> None:
         if isinstance(value, str) and CONTROL.search(value):
@@ -536,8 +518,19 @@ class _Expansion:
                 continue
             self._control(table, row, number, cell)
             self._place(loc + (len(labels),), table, row, number)
-            labels.append(_text(cell))
+            labels.append(cell_text(cell))
         return labels
+
+
+def _first_column(template: str, targets: list[tuple[str, ...] | None]) -> int | None:
+    """The column (1-based) of the first value a template such as `{{ name }}-card` names, if a column gives it."""
+    found = re.search(r"\{\{\s*([A-Za-z_]\w*)", template)
+    if found is None:
+        return None
+    for number, target in enumerate(targets, 1):
+        if target is not None and target[-1] == found[1]:
+            return number
+    return None
 
 
 MAX_LISTED = 20  # column names listed in one message
@@ -573,12 +566,27 @@ def has_tables(data: Any) -> bool:
         for b in boards)
 
 
-def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tuple[dict[str, Any], SourceMap, list[Path]]:
+@dataclass
+class Expanded:
+    """An activity's data with its spreadsheets read, and what went wrong reading them."""
+
+    data: dict[str, Any]
+    source: SourceMap
+    files: list[Path]
+    problems: list[Problem]  # every problem of every sheet (one of them leaves the rest of the activity to be read)
+    unread: frozenset[Location] = frozenset()  # the card lists that could not be read at all (left empty)
+    notes: tuple[Note, ...] = ()  # what the quality report should say of them (a CSV not saved as UTF-8)
+
+
+def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> Expanded:
     """`data` with every spreadsheet reference replaced by the rows it names; the source map then also knows each
-    cell. `data` and `source` (shared, cached) are not modified: what changes is copied."""
+    cell. `data` and `source` (shared, cached) are not modified: what changes is copied. A problem of one sheet
+    (a heading, a row) does not stop the others, or the rest of the rows, from being read."""
     if not has_tables(data):
-        return data, source, []
-    expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells)), folder)
+        return Expanded(data, source, [], [])
+    unread: set[Location] = set()
+    expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells),
+                                     dict(source.templates)), folder)
     data = dict(data)
     if isinstance(data.get("decks"), list):
         data["decks"] = list(data["decks"])
@@ -586,6 +594,8 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tupl
             if isinstance(deck, dict) and _is_reference(deck.get("cards")):
                 cards = expansion.cards(deck["cards"], ("decks", d, "cards"))
                 data["decks"][d] = {**deck, "cards": cards if cards is not None else []}
+                if cards is None:
+                    unread.add(("decks", d, "cards"))
     if isinstance(data.get("boards"), list):
         data["boards"] = list(data["boards"])
         for b, board in enumerate(data["boards"]):
@@ -593,10 +603,9 @@ def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> tupl
             if isinstance(positions, dict) and _is_reference(positions.get("labels")):
                 labels = expansion.labels(positions["labels"], ("boards", b, "positions", "labels"))
                 data["boards"][b] = {**board, "positions": {**positions, "labels": labels or []}}
-    if expansion.problems:
-        raise ContentError(expansion.problems)
-    return data, expansion.source, sorted(set(expansion.files))
+    return Expanded(data, expansion.source, sorted(set(expansion.files)), expansion.problems, frozenset(unread),
+                    tuple(expansion.notes))
 
 
-__all__ = ["CellProblem", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
+__all__ = ["CellProblem", "Expanded", "Table", "expand_tables", "has_tables", "read_csv", "read_workbook", "strip_location",
            "column_letters"]

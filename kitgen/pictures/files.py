@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from kitgen.core.errors import Hints
+
 KINDS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".svg": "svg", ".gif": "gif", ".webp": "webp",
          ".bmp": "bmp", ".tif": "tiff", ".tiff": "tiff"}  # the names a picture may have; its bytes say what it is
 SUFFIXES = ".png, .jpg, .jpeg, .svg, .gif, .webp, .bmp, .tif or .tiff"
@@ -51,8 +53,9 @@ def library_root(activity_file: Path) -> Path:
     return folder.parent if activity_file.name.startswith("activity.") and activity_file.suffix == ".yaml" else folder
 
 
-def find_picture(reference: str, activity_folder: Path, library: Path) -> Path:
-    """The file `reference` names, confined to `library`; PictureError when there is none or it leads out."""
+def find_picture(reference: str, activity_folder: Path, library: Path, hints: Hints | None = None) -> Path:
+    """The file `reference` names, confined to `library`; PictureError when there is none (with the name of a file
+    close to it, while `hints` lasts) or it leads out."""
     if not reference.strip():
         raise PictureError("expected a path to a PNG, JPEG or SVG file, got nothing")
     relative = Path(reference)
@@ -79,12 +82,34 @@ def find_picture(reference: str, activity_folder: Path, library: Path) -> Path:
         if outside:
             raise PictureError(f"{reference!r} leads outside the library ({root}); refused")
     places = " or ".join(str(base) for base in tried)
-    raise PictureError(f"no picture {reference!r} in {places}")
+    close = _close_file(relative, tried, hints or Hints())
+    raise PictureError(f"no picture {reference!r} in {places}" + (f", did you mean {close!r}?" if close else ""))
 
 
-def read_picture(reference: str, activity_folder: Path, library: Path) -> Picture:
+MAX_LISTED = 10_000  # picture files of one folder compared with a name that is not there
+
+
+def _close_file(relative: Path, folders: list[Path], hints: Hints) -> str | None:
+    """The picture file a missing name probably meant (`hedgehog2.png` → `hedgehog.png`), as the content would
+    name it: a file of the same folder, beside the activity or in the library's images/."""
+    names: dict[str, str] = {}
+    for base in folders:
+        try:
+            for number, entry in enumerate((base / relative.parent).iterdir()):
+                if number >= MAX_LISTED:
+                    break
+                if entry.suffix.lower() in KINDS:
+                    names.setdefault(entry.name.lower(), str(relative.parent / entry.name) if relative.parent.parts
+                                     else entry.name)
+        except OSError:
+            continue
+    found = hints.close(relative.name.lower(), sorted(names)) if names else None
+    return names[found] if found else None
+
+
+def read_picture(reference: str, activity_folder: Path, library: Path, hints: Hints | None = None) -> Picture:
     """Find and check one picture file (PictureError with the reason when it cannot be used)."""
-    path = find_picture(reference, activity_folder, library)
+    path = find_picture(reference, activity_folder, library, hints)
     try:
         stat = path.stat()
     except OSError as error:

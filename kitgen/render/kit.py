@@ -77,7 +77,7 @@ def card_pictures(loaded: LoadedActivity) -> tuple[dict[Location, Picture], list
             key = "image" if owner.image else "picture"
             try:
                 if owner.image:
-                    found[loc] = read_picture(owner.image, loaded.folder, root)
+                    found[loc] = read_picture(owner.image, loaded.folder, root, hints)
                 elif owner.picture:
                     found[loc] = named_picture(owner.picture, hints)
             except PictureError as error:
