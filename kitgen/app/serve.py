@@ -116,12 +116,30 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, "text/html; charset=utf-8", kits.library_page().encode())
             elif parts == ["events"]:
                 self._events(query)
-            elif len(parts) == 2 and parts[0] == "page" and parts[1].endswith(".png"):
-                picture = kits.picture(parts[1][:-4])
+            elif len(parts) == 2 and parts[0] in ("page", "large") and parts[1].endswith(".png"):
+                picture = kits.picture(parts[1][:-4], large=parts[0] == "large")
                 if picture is None:
                     self._send(404, "text/plain", b"no such page (the kit was rebuilt since)")
                 else:
                     self._send(200, "image/png", picture, cache="max-age=86400, immutable")
+            elif parts == ["pictures"]:
+                self._send(200, "text/html; charset=utf-8", kits.pictures_page(query.get("q", "")).encode())
+            elif len(parts) == 2 and parts[0] == "picture" and parts[1].endswith(".svg"):
+                from kitgen.pictures.emoji import drawing_svg
+
+                drawing = drawing_svg(parts[1][:-4])
+                if drawing is None:
+                    self._send(404, "text/plain", b"no such picture")
+                else:
+                    self._send(200, "image/svg+xml", drawing, cache="max-age=86400")
+            elif len(parts) in (2, 3) and parts[0] in ("kit", "thumb") and not kits.known(_named(parts)):
+                self._send(404, "text/html; charset=utf-8", kits.missing_page(_named(parts)).encode())
+            elif len(parts) == 2 and parts[0] == "thumb" and parts[1].endswith(".png"):
+                thumbnail = kits.thumbnail(parts[1][:-4])
+                if thumbnail is None:
+                    self._send(404, "text/plain", b"no pages to show")
+                else:
+                    self._send(200, "image/png", thumbnail)
             elif len(parts) == 2 and parts[0] == "kit":
                 self._send(200, "text/html; charset=utf-8", kits.kit_page(parts[1], query).encode())
             elif len(parts) == 3 and parts[0] == "kit":
@@ -129,16 +147,20 @@ class _Handler(BaseHTTPRequestHandler):
                 file = next((f for f in shown.files if f.name == parts[2]), None)
                 if file is None:
                     self._send(404, "text/plain", b"no such file")
-                else:
-                    self._send(200, "application/pdf", file.data)
+                else:  # shown in the browser (to print) or saved (the page's download link), by its own name
+                    self._send(200, "application/pdf", file.data,
+                               disposition=f"inline; filename=\"{urllib.parse.quote(file.name)}\"")
             else:
                 self._send(404, "text/plain", b"not found")
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def _send(self, status: int, kind: str, body: bytes, cache: str = "no-store") -> None:
+    def _send(self, status: int, kind: str, body: bytes, cache: str = "no-store", disposition: str = "") -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        if disposition:
+            self.send_header("Content-Disposition", disposition)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", cache)
         self.end_headers()
@@ -190,6 +212,11 @@ class _Handler(BaseHTTPRequestHandler):
             return peeked == b""
         except OSError:
             return True
+
+
+def _named(parts: list[str]) -> str:
+    """The activity a `/kit/ID...` or `/thumb/ID.png` address names."""
+    return parts[1].removesuffix(".png") if parts[0] == "thumb" else parts[1]
 
 
 class _HTTPServer(ThreadingHTTPServer):

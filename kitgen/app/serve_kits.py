@@ -19,7 +19,7 @@ from kitgen.app.printers import printer_offset
 from kitgen.app.shown_errors import located, ShownProblem
 from kitgen.app.watch import file_events, ignored
 from kitgen.core.display import page_fingerprints
-from kitgen.core.errors import KitgenError, UsageError
+from kitgen.core.errors import ContentError, KitgenError, UsageError
 from kitgen.core.files import OutputFile, Role
 from kitgen.core.notes import Note
 from kitgen.core.units import PAPER_SIZES, parse_card_size
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from watchfiles._rust_notify import RustNotify
 
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
+LARGE_SCALE = 2.0  # 144 dpi: a page enlarged (clicked), 1,191 pixels wide for A4
+THUMBNAIL_PX = 240  # the width of a kit's picture on the library page
 KEPT_KITS = 6  # kits (activity × options) kept rendered at most, besides those an open page shows
 OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
 _ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
@@ -59,10 +61,34 @@ class ShownKit:
     title: str = ""
     invalid: bool = False  # the options themselves are wrong: no save can mend it, so it is never rendered again
     quality: list[Note] = field(default_factory=list)  # the last good render's quality notes
+    problems: int = 0  # how many problems the error has (its list is capped)
+
+
+@dataclass
+class KitSummary:
+    """An activity as the library page shows it, rendered with the page's first options: its title, how many
+    problems or quality notes it has, the first problems' places, and its first card page to draw small."""
+
+    activity_id: str
+    title: str
+    problems: int
+    notes: int
+    errors: list[ShownProblem]
+    first_page: tuple[bytes, int] | None  # (PDF, page index) of the first card page, or of the first page
+    thumbnail: bytes | None = None  # its PNG, drawn when first asked for
 
 
 SHOWN_NOTES = 50  # the kit page lists at most this many quality notes
 KitKey = tuple[str, tuple[tuple[str, str], ...]]  # an activity and the options a page gives
+
+
+def problem_line(shown: ShownKit) -> str:
+    """The first problem of a kit's error as the terminal shows it: `file:line:column: message` when it names a
+    place, and how many more there are."""
+    first = (shown.error or [{"message": "an error"}])[0]
+    place = f"{first['file']}:{first['line']}:{first['column']}: " if "file" in first else ""
+    more = shown.problems - 1
+    return f"{place}{first['message']}" + (f" (and {more} more problem{'s' if more != 1 else ''})" if more > 0 else "")
 
 
 def kit_key(activity_id: str, query: dict[str, str]) -> KitKey:
@@ -87,6 +113,8 @@ class ServedKits:
         self.listeners: list[queue.Queue[int]] = []
         self.open_pages: Counter[KitKey] = Counter()  # kit key → event streams open on a page showing it
         self._pages_lock = threading.Lock()  # (not `lock`: a stream opens or closes while a kit renders)
+        self.summaries: dict[str, KitSummary] = {}  # activity → what the library page shows of it
+        self.large: dict[str, bytes] = {}  # fingerprint → PNG at LARGE_SCALE
 
     # ------------------------------------------------------------------ rendering
 
@@ -165,8 +193,9 @@ class ServedKits:
             files = self._files(kit.files)
         except Exception as error:  # shown in the page, with the last good pages under it
             shown.error = located(error)
+            shown.problems = len(error.problems) if isinstance(error, ContentError) else len(shown.error)
             shown.seconds = time.perf_counter() - start
-            self.log(f"{shown.activity_id}: {shown.error[0].get('message')}")
+            self.log(f"{shown.activity_id}: {problem_line(shown)}")
             return
         shown.files, shown.error, shown.quality = files, None, kit.notes
         shown.seconds = time.perf_counter() - start
@@ -201,23 +230,56 @@ class ServedKits:
 
     def _forget_unused(self) -> None:
         used = {fp for kit in self.kits.values() for file in kit.files for fp in file.fingerprints}
-        for store in (self.sources, self.pictures):
+        for store in (self.sources, self.pictures, self.large):
             for fingerprint in [fp for fp in store if fp not in used]:
                 del store[fingerprint]
 
-    def picture(self, fingerprint: str) -> bytes | None:
-        """The PNG of one page, rasterised the first time it is asked for."""
+    def picture(self, fingerprint: str, large: bool = False) -> bytes | None:
+        """The PNG of one page (enlarged: at LARGE_SCALE), rasterised the first time it is asked for."""
+        store, scale = (self.large, LARGE_SCALE) if large else (self.pictures, PREVIEW_SCALE)
         with self.lock:
-            if fingerprint in self.pictures:
-                return self.pictures[fingerprint]
+            if fingerprint in store:
+                return store[fingerprint]
             if fingerprint not in self.sources:
                 return None
 
             from kitgen.export.raster import encoded, page_image
 
             data, index = self.sources[fingerprint]
-            self.pictures[fingerprint] = encoded(page_image(data, index, PREVIEW_SCALE), "PNG", compress_level=1)
-            return self.pictures[fingerprint]
+            store[fingerprint] = encoded(page_image(data, index, scale), "PNG", compress_level=1)
+            return store[fingerprint]
+
+    def known(self, activity_id: str) -> bool:
+        """Whether the library has an activity of this id."""
+        return activity_id in self.library.activity_files()
+
+    def summary(self, activity_id: str) -> KitSummary:
+        """What the library page shows of an activity: from its kit with the first options when that is kept,
+        else rendered now (and not kept); kept until a save touches the activity."""
+        with self.lock:
+            if activity_id in self.summaries:
+                return self.summaries[activity_id]
+            key = kit_key(activity_id, self.defaults)
+            shown = self.kits.get(key)
+            if shown is None:
+                shown = ShownKit(activity_id, dict(key[1]))
+                self.render(shown)
+            first = next((f for f in shown.files if f.role is Role.CARDS), shown.files[0] if shown.files else None)
+            summary = KitSummary(activity_id, shown.title, shown.problems if shown.error else 0, len(shown.quality),
+                                 list(shown.error or []), (first.data, 0) if first else None)
+            self.summaries[activity_id] = summary
+            return summary
+
+    def thumbnail(self, activity_id: str) -> bytes | None:
+        """The PNG of an activity's first card page, THUMBNAIL_PX wide (None: it has no page to show)."""
+        summary = self.summary(activity_id)
+        with self.lock:
+            if summary.thumbnail is None and summary.first_page is not None:
+                from kitgen.export.raster import encoded, page_image
+
+                data, index = summary.first_page
+                summary.thumbnail = encoded(page_image(data, index, width_px=THUMBNAIL_PX), "PNG", compress_level=1)
+            return summary.thumbnail
 
     def changed(self, paths: list[str]) -> None:
         """Files were saved: render again the kits an open page shows that they belong to (all of them for a
@@ -225,15 +287,21 @@ class ServedKits:
         with self.lock:
             start = time.perf_counter()
             shown_keys = self.shown_keys()
+            broken = []
             for key, shown in list(self.kits.items()):
                 if key not in shown_keys:
                     del self.kits[key]  # rendered again if a page asks for it
                 elif self._affects(shown.activity_id, paths):
                     self.render(shown)
+                    if shown.error:
+                        broken.append(f"{shown.activity_id} not rebuilt, {problem_line(shown)}")
+            for activity_id in [a for a in self.summaries if self._affects(a, paths)]:
+                del self.summaries[activity_id]  # the library page renders it again when it is next shown
             self._forget_unused()
             self.generation += 1
             names = ", ".join(Path(p).name for p in paths[:3]) + (" ..." if len(paths) > 3 else "")
-            self.log(f"changed: {names}; pages refreshed in {time.perf_counter() - start:.2f}s")
+            self.log(f"changed: {names}; pages refreshed in {time.perf_counter() - start:.2f}s"
+                     + "".join(f"; {line}" for line in broken))
         self.broadcast()
 
     def _affects(self, activity_id: str, paths: list[str]) -> bool:
