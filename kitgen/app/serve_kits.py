@@ -67,7 +67,8 @@ class ShownKit:
 @dataclass
 class KitSummary:
     """An activity as the library page shows it, rendered with the page's first options: its title, how many
-    problems or quality notes it has, the first problems' places, and its first card page to draw small."""
+    problems or quality notes it has, the first problems' places, and its first page of cards (of the optional deck
+    when it has no other, else its first page) to draw small."""
 
     activity_id: str
     title: str
@@ -264,7 +265,8 @@ class ServedKits:
             if shown is None:
                 shown = ShownKit(activity_id, dict(key[1]))
                 self.render(shown)
-            first = next((f for f in shown.files if f.role is Role.CARDS), shown.files[0] if shown.files else None)
+            first = min(shown.files, default=None, key=lambda f: (f.role is not Role.CARDS,
+                                                                  f.role is not Role.OPTIONAL_CARDS))
             summary = KitSummary(activity_id, shown.title, shown.problems if shown.error else 0, len(shown.quality),
                                  list(shown.error or []), (first.data, 0) if first else None)
             self.summaries[activity_id] = summary
