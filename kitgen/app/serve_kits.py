@@ -59,6 +59,7 @@ class ShownKit:
     language: str = ""
     editions: list[str] = field(default_factory=list)
     title: str = ""
+    purpose: str = ""
     invalid: bool = False  # the options themselves are wrong: no save can mend it, so it is never rendered again
     quality: list[Note] = field(default_factory=list)  # the last good render's quality notes
     problems: int = 0  # how many problems the error has (its list is capped)
@@ -189,7 +190,7 @@ class ServedKits:
             shown.language = shown.query.get("lang") or (preferred[0] if preferred else own_language(path))
             options = self._valid_options(shown)
             loaded = load_edition(shown.activity_id, path, shown.language)
-            shown.title = loaded.activity.title
+            shown.title, shown.purpose = loaded.activity.title, loaded.activity.purpose
             kit = render_kit(loaded, options, self.library, several_editions=len(shown.editions) > 1, pdf=False)
             files = self._files(kit.files)
         except Exception as error:  # shown in the page, with the last good pages under it

@@ -71,8 +71,8 @@ class KitServer(ServedKits):
 
     def kit_page(self, activity_id: str, query: dict[str, str]) -> str:
         shown = self.kit(activity_id, {**self.defaults, **query})
-        parts = [f'<p><a href="/">← library</a></p><h1>{html.escape(shown.title or activity_id)}</h1>',
-                 self._options_form(shown)]
+        parts = [f'<p><a href="/">← library</a></p><h1>{html.escape(shown.title or activity_id)}</h1>'
+                 f'<p class=purpose>{html.escape(shown.purpose)}</p>', self._options_form(shown)]
         if shown.error:
             parts.append('<section class=error id=error><h2>Not rebuilt: the content has errors</h2><ul>')
             for entry in shown.error:
@@ -144,7 +144,7 @@ class KitServer(ServedKits):
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-h1{margin:.2em 0} h2{font-size:1.1em;margin:1.2em 0 .4em} small{font-weight:normal;color:#555}
+h1{margin:.2em 0} .purpose{margin:.2em 0 .8em;font-style:italic} h2{font-size:1.1em;margin:1.2em 0 .4em} small{font-weight:normal;color:#555}
 .options label{margin-right:1.2em} .options input{width:5em} .status{color:#555}
 .pages{display:flex;flex-wrap:wrap;gap:10px}
 .pages img{width:223px;border:1px solid #bbb;box-shadow:0 1px 3px #0002;background:#fff}
