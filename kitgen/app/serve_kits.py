@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 PREVIEW_SCALE = 0.75  # 54 dpi: an A4 page is 446 pixels wide, shown at half that for sharpness on dense screens
 LARGE_SCALE = 2.0  # 144 dpi: a page enlarged (clicked), 1,191 pixels wide for A4
 THUMBNAIL_PX = 240  # the width of a kit's picture on the library page
+DRAWN_AHEAD = 6  # new page pictures drawn after a save before the browser asks: about a screenful
+WATCH_STEP_MS = 10  # a save is acted on once the file events have been quiet this long (an editor writes at once)
 KEPT_KITS = 6  # kits (activity × options) kept rendered at most, besides those an open page shows
 OPTION_NAMES = ("lang", "paper", "card_size", "class_size", "printer")
 _ROLE_ORDER = [Role.PRINT_GUIDE, Role.CARDS, Role.OPTIONAL_CARDS, Role.SLIPS, Role.MAT, Role.SHEETS, Role.HOST_KEY]
@@ -140,6 +142,14 @@ class ServedKits:
         """The kit as last rendered with these options (rendered now if it is not kept); with invalid options,
         the error, answered now and neither kept nor rendered again on a save."""
         key = kit_key(activity_id, query)
+        kept = self.kits.get(key)
+        if kept is not None and self.lock.acquire(blocking=False):  # (the usual case: taken at once)
+            try:
+                self.kits.move_to_end(key)
+            finally:
+                self.lock.release()
+        if kept is not None:  # answered at once, also while a save's new pictures are drawn (after its render)
+            return kept
         with self.lock:
             if key not in self.kits:
                 shown = self.kits[key] = ShownKit(activity_id, dict(key[1]))
@@ -305,7 +315,17 @@ class ServedKits:
             names = ", ".join(Path(p).name for p in paths[:3]) + (" ..." if len(paths) > 3 else "")
             self.log(f"changed: {names}; pages refreshed in {time.perf_counter() - start:.2f}s"
                      + "".join(f"; {line}" for line in broken))
+            shown_again = [self.kits[key] for key in shown_keys if key in self.kits]
         self.broadcast()
+        self._draw_ahead(shown_again)
+
+    def _draw_ahead(self, kits: list[ShownKit]) -> None:
+        """Draw the first DRAWN_AHEAD new pictures of each kit an open page shows while the browser fetches the
+        page (it asks for them once it has laid the page out, and finds them drawn or being drawn)."""
+        for shown in kits:
+            new = [fp for file in shown.files for fp in file.fingerprints if fp not in self.pictures]
+            for fingerprint in new[:DRAWN_AHEAD]:
+                self.picture(fingerprint)
 
     def _affects(self, activity_id: str, paths: list[str]) -> bool:
         content = self.library.content.resolve()
@@ -332,7 +352,7 @@ class ServedKits:
     def _act_on_events(self, notify: RustNotify, stop: threading.Event) -> None:
         try:
             while not stop.is_set():
-                raw = notify.watch(400, 30, 5_000, stop)  # grouped until quiet for 30 ms, at most 400 ms
+                raw = notify.watch(400, WATCH_STEP_MS, 5_000, stop)  # grouped until quiet for a step, at most 400 ms
                 if isinstance(raw, str):
                     continue  # "timeout", or "stop" (then `stop` is set)
                 paths = sorted({path for _change, path in raw if not ignored(Path(path).name)})
