@@ -25,7 +25,7 @@ class KitServer(ServedKits):
             summary = self.summary(activity_id)
             link = f"/kit/{urllib.parse.quote(activity_id)}{self.query_string(self.defaults)}"
             picture = (f'<img src="/thumb/{urllib.parse.quote(activity_id)}.png" alt="" width="{THUMBNAIL_PX // 2}">'
-                       if summary.first_page else '<span class=nothumb>no pages yet</span>')
+                       if summary.first_page else '<span class=nothumb>no pages to show yet</span>')
             if summary.problems:
                 count = f'<p class=count data-problems="{summary.problems}">{_counted(summary.problems, "problem")}</p>'
                 places = "".join(f"<li>{_place(entry)}{html.escape(entry['message'])}</li>"
