@@ -22,6 +22,7 @@ import pytest
 from PIL import Image
 
 from benchmarks.bench import ACTIVITY
+from kitgen.app import serve_pages
 from kitgen.app.serve import KitServer, start, stop
 from kitgen.export.raster import page_image
 from kitgen.load.library import Library
@@ -114,8 +115,19 @@ def kit_cards(page: str) -> dict[str, str]:
     return dict(re.findall(r'<li class="kit[^"]*" data-kit="([^"]+)">(.*?)</li>(?=<li class="kit|</ul>)', page, re.S))
 
 
+def library_drawn(site: Site) -> str:
+    """The library page once every kit on it is drawn (it draws for a few seconds at a time, then asks again)."""
+    for _ in range(50):
+        page = site.page("/")
+        if "not drawn yet" not in page:
+            assert 'http-equiv="refresh"' not in page
+            return page
+        assert '<meta http-equiv="refresh" content="1">' in page
+    pytest.fail("the library page never had every kit drawn")
+
+
 def test_the_library_shows_a_card_per_kit_with_its_first_card_page_its_title_and_its_notes_counted(site: Site):
-    page = site.page("/")
+    page = library_drawn(site)
     cards = kit_cards(page)
     assert sorted(cards) == sorted(site.kits.library.activity_files())
     for activity_id, card in cards.items():
@@ -138,14 +150,28 @@ def test_the_library_shows_a_card_per_kit_with_its_first_card_page_its_title_and
     assert 'href="/pictures"' in page
 
 
+def test_the_library_page_draws_the_kits_a_few_at_a_time_and_asks_again_until_all_are(tmp_path: Path,
+                                                                                       monkeypatch):
+    monkeypatch.setattr(serve_pages, "LIBRARY_SECONDS", 0.0)  # one kit a request: the least it draws
+    with served(tmp_path) as site:
+        kits = len(site.kits.library.activity_files())
+        for drawn in range(1, kits + 1):
+            page = site.page("/")
+            assert len(kit_cards(page)) == kits, "every kit has its card, drawn or not"
+            assert page.count("not drawn yet") == kits - drawn
+            assert ('<meta http-equiv="refresh" content="1">' in page) == (drawn < kits)
+            assert all(f'href="/kit/{activity}"' in page for activity in site.kits.library.activity_files())
+        assert len(site.kits.summaries) == kits
+
+
 def test_a_broken_kit_on_the_library_page_counts_its_problems_with_their_places(tmp_path: Path):
     with served(tmp_path) as site:
-        site.page("/")
+        library_drawn(site)
         file, line, column = break_growing_discard(site.content)
         source = site.content / "growing-discard.yaml"
         source.write_text(source.read_text(encoding="utf-8").replace("count: 6", "count: seven", 1), encoding="utf-8")
         site.kits.changed([str(source)])  # what the watcher does on the save
-        cards = kit_cards(site.page("/"))
+        cards = kit_cards(library_drawn(site))
         broken = cards["growing-discard"]
         assert 'data-problems="2">2 problems' in broken, broken
         assert f"{html.escape(file)}:{line}:{column}</code>: " in broken

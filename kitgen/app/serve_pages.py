@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import time
 import urllib.parse
 
 from kitgen.app.printers import load_printers
@@ -14,16 +15,30 @@ from kitgen.core.errors import KitgenError
 from kitgen.core.units import PAPER_SIZES
 
 
+LIBRARY_SECONDS = 3.0  # the library page draws the kits it has not drawn yet for this long, at most
+
+
 class KitServer(ServedKits):
     """The kits and their pages."""
 
     def library_page(self) -> str:
         """A card per activity: its first card page drawn small, its title, and its problems (each with its
-        place) or its quality notes counted."""
-        cards = []
+        place) or its quality notes counted. The kits not drawn yet are drawn for LIBRARY_SECONDS at most; the
+        others say so, and the page loads itself again a second later, until every kit is drawn."""
+        deadline = time.monotonic() + LIBRARY_SECONDS
+        cards, waiting, drawn = [], 0, 0
         for activity_id in self.library.activity_files():
-            summary = self.summary(activity_id)
-            link = f"/kit/{urllib.parse.quote(activity_id)}{self.query_string(self.defaults)}"
+            link = html.escape(f"/kit/{urllib.parse.quote(activity_id)}{self.query_string(self.defaults)}")
+            summary = self.summaries.get(activity_id)
+            if summary is None and (not drawn or time.monotonic() < deadline):  # one at least: the page gets on
+                summary = self.summary(activity_id)
+                drawn += 1
+            if summary is None:
+                waiting += 1
+                cards.append(f'<li class="kit waiting" data-kit="{html.escape(activity_id)}"><a href="{link}">'
+                             f"<span class=nothumb>being drawn …</span><strong>{html.escape(activity_id)}</strong>"
+                             f"</a><small>{html.escape(activity_id)}</small><p class=count>not drawn yet</p></li>")
+                continue
             picture = (f'<img src="/thumb/{urllib.parse.quote(activity_id)}.png" alt="" width="{THUMBNAIL_PX // 2}">'
                        if summary.first_page else '<span class=nothumb>no pages to show yet</span>')
             if summary.problems:
@@ -34,11 +49,12 @@ class KitServer(ServedKits):
             else:
                 count = f'<p class=count data-notes="{summary.notes}">{_counted(summary.notes, "quality note")}</p>'
             cards.append(f'<li class="kit{" broken" if summary.problems else ""}" data-kit="{html.escape(activity_id)}">'
-                         f'<a href="{html.escape(link)}">{picture}<strong>{html.escape(summary.title or activity_id)}'
+                         f'<a href="{link}">{picture}<strong>{html.escape(summary.title or activity_id)}'
                          f'</strong></a><small>{html.escape(activity_id)}</small>{count}</li>')
         body = (f"<h1>Activity library</h1><p class=where>{html.escape(str(self.library.content))} · "
                 f'<a href="/pictures">the pictures a card can name</a></p><ul class=library>{"".join(cards)}</ul>')
-        return _document("Activity library", body, self.generation, "/events")
+        again = '<meta http-equiv="refresh" content="1">' if waiting else ""  # the next kits drawn then
+        return _document("Activity library", body, self.generation, "/events", head=again)
 
     def missing_page(self, activity_id: str) -> str:
         """The page of an activity the library does not have."""
@@ -182,10 +198,10 @@ events.onmessage = async (event) => {  // a rebuild: the page's new body replace
 """
 
 
-def _document(title: str, body: str, generation: int, events: str | None) -> str:
+def _document(title: str, body: str, generation: int, events: str | None, head: str = "") -> str:
     """A whole page; with `events`, its script listens there and replaces the body after a save."""
     script = f"<script>{_SCRIPT % (generation, json.dumps(events))}</script>" if events else ""
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)} · kitgen'
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">{head}<title>{html.escape(title)} · kitgen'
             f"</title><style>{_STYLE}</style></head><body data-generation=\"{generation}\">{body}{script}</body></html>")
 
 
