@@ -27,9 +27,9 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from kitgen.app.serve_kits import ShownKit  # noqa: F401 (the names the library API gives)
-from kitgen.app.serve_pages import KitServer
-from kitgen.app.shown_errors import located, SHOWN_PROBLEMS  # noqa: F401 (SHOWN_PROBLEMS: the page's cap)
+from kitgen.app.serve_kits import ShownKit as ShownKit  # (the names serve has always given)
+from kitgen.app.serve_pages import KitServer as KitServer
+from kitgen.app.shown_errors import located as located, SHOWN_PROBLEMS as SHOWN_PROBLEMS  # (the page's cap)
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
