@@ -255,3 +255,27 @@ def test_the_terminal_names_the_place_of_a_kits_first_problem(tmp_path: Path):
         assert "Not rebuilt" in site.page("/kit/growing-discard")
         asked = site.log[before:]
         assert asked and all(place in entry for entry in asked), asked
+
+
+# ---------------------------------------------------------------------------------------------- the new addresses
+
+
+def test_the_new_addresses_answer_only_the_servers_own_page(site: Site):
+    """The library's pictures, the enlarged pages, the pictures page and a missing kit's page: another host gets
+    421, another site 403, with nothing drawn; the server's own page gets them."""
+    from test_serve_security import no_kit_bytes, request
+
+    site.kits.summary("growing-discard")
+    fingerprint = site.kits.kit("growing-discard", {}).files[0].fingerprints[0]
+    targets = ["/thumb/growing-discard.png", f"/large/{fingerprint}.png", "/pictures?q=bear", "/picture/1F43B.svg",
+               "/kit/nope"]
+    own = f"127.0.0.1:{site.port}"
+    drawn = (dict(site.kits.large), site.kits.summaries["growing-discard"].thumbnail)
+    for target in targets:
+        status, body = request(site.port, target, "attacker.example")
+        assert status == 421 and no_kit_bytes(body) and b"<svg" not in body, target
+        status, body = request(site.port, target, own, ("Sec-Fetch-Site", "cross-site"))
+        assert status == 403 and no_kit_bytes(body) and b"<svg" not in body, target
+    assert (dict(site.kits.large), site.kits.summaries["growing-discard"].thumbnail) == drawn, "nothing drawn"
+    answers = [request(site.port, target, own, ("Sec-Fetch-Site", "same-origin"))[0] for target in targets]
+    assert answers == [200, 200, 200, 200 if emoji_available() else 404, 404]
