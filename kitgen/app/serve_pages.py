@@ -120,9 +120,9 @@ class KitServer(ServedKits):
             for number, fingerprint in enumerate(file.fingerprints, 1):
                 name = f"page-{index + 1}-{number}"  # the same after a save: an enlarged page stays open
                 alt = f"{html.escape(file.name)} page {number}"
-                parts.append(f'<a href="#{name}" class=enlarge><img src="/page/{fingerprint}.png" alt="{alt}" '
-                             f'title="page {number}: click to enlarge" loading="lazy"></a>')
-                enlarged.append(f'<div class=enlarged id="{name}"><a href="#" title="close">'
+                parts.append(f'<a href="#{name}" class=enlarge id="at-{name}"><img src="/page/{fingerprint}.png" '
+                             f'alt="{alt}" title="page {number}: click to enlarge" loading="lazy"></a>')
+                enlarged.append(f'<div class=enlarged id="{name}"><a href="#at-{name}" title="close">'  # back to it
                                 f'<img src="/large/{fingerprint}.png" alt="{alt}, enlarged" loading="lazy"></a></div>')
             parts.append("</div></section>")
         parts += enlarged
@@ -167,7 +167,8 @@ h1{margin:.2em 0} .purpose{margin:.2em 0 .8em;font-style:italic} h2{font-size:1.
 .error{border:2px solid #b00020;background:#fff3f3;padding:.2em 1em;margin:1em 0}
 .error h2{color:#b00020} .source{background:#fff;padding:.4em;margin:.3em 0;overflow-x:auto}
 .enlarged{display:none} .enlarged:target{display:block;position:fixed;inset:0;z-index:9;overflow:auto;
- background:#000c;text-align:center;padding:1em} .enlarged img{max-width:95vw;background:#fff}
+ background:#000c;text-align:center;padding:1em} .enlarged a{display:block;min-height:100%;cursor:zoom-out}
+.enlarged img{max-width:95vw;background:#fff} .enlarge img{cursor:zoom-in}
 .library{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:14px}
 .kit{border:1px solid #ccc;border-radius:6px;padding:10px;background:#fafafa}
 .kit a{display:block;color:inherit;text-decoration:none} .kit img{display:block;margin:0 auto 6px;width:120px;
