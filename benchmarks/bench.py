@@ -2,7 +2,8 @@
 
 Cases: the floor (Python with kitgen's dependencies imported, then its build modules), the CLI's start, the real
 library (full and no-op), synthetic decks of 200, 2,000 and 20,000 distinct
-cards, and a synthetic library of 200 activities on one worker and on every core. Each case runs
+cards, a synthetic library of 200 activities on one worker and on every core, and `kitgen serve` from a save to
+the refreshed page (over HTTP, and in headless Chromium when Playwright and chromium are there). Each case runs
 `--repeat` times (median wall time; peak resident memory of the child process). With the `typst` package (the
 `bench` extra), the 200- and 2,000-card decks are also compiled by Typst from a document the benchmark writes,
 in turn with kitgen's builds, and the paired ratios kitgen ÷ Typst (wall and CPU time) are printed.
@@ -430,6 +431,59 @@ def serve_case(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
     return rows
 
 
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--no-first-run", "--disable-sync"]
+
+
+def browser_serve_case(work: Path, kitgen: list[str]) -> tuple[list[dict], list[str]]:
+    """`kitgen serve growing-discard` in headless Chromium (Playwright, the test extras, and the system's
+    chromium): from saving a new purpose to the open page showing it with its first four pictures loaded, median
+    of 7 saves. No row, and a note saying why, without them."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return [], ["Chromium row skipped: playwright is not installed (pip install -e '.[test]')"]
+    if chromium is None:
+        return [], ["Chromium row skipped: no chromium on PATH (the Debian package chromium)"]
+    content = work / "served-in-chromium" / "content"
+    shutil.copytree(builtin_root() / "content", content)
+    source = content / "growing-discard.yaml"
+    original = source.read_text(encoding="utf-8")
+    process = subprocess.Popen(kitgen + ["serve", "growing-discard", "--content", str(content)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
+    loaded = ("() => { const i = [...document.querySelectorAll('section.file img')].slice(0, 4);"
+              " return i.length === 4 && i.every(x => x.complete && x.naturalWidth > 0); }")
+    walls = []
+    try:
+        for line in process.stdout:  # type: ignore[union-attr]
+            if line.startswith("serving "):
+                url = line.split()[1]
+                break
+        os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            page.goto(url)
+            page.wait_for_function(loaded, timeout=120_000)
+            for turn in range(8):  # the first save warms the process up: not counted
+                purpose = f"Measured save {turn}."
+                start = time.perf_counter()
+                source.write_text(original.replace("purpose: ", f"purpose: {purpose} ", 1), encoding="utf-8")
+                page.wait_for_function(f"() => document.querySelector('p.purpose').textContent.startsWith("
+                                       f"{purpose!r})", timeout=120_000, polling=5)
+                page.wait_for_function(loaded, timeout=120_000, polling=5)
+                if turn:
+                    walls.append(time.perf_counter() - start)
+                time.sleep(0.3)
+            browser.close()
+    finally:
+        _interrupt(process)
+    return [_save_row("save → refreshed page, Chromium", walls)], [
+        f"save → refreshed page in Chromium: median {statistics.median(walls):.3f} s of 7 saves "
+        f"({', '.join(f'{w:.3f}' for w in walls)}; target 0.3 s)"]
+
+
 def _interrupt(process: subprocess.Popen) -> None:
     """Stop a long-running kitgen (watch, serve) as Ctrl-C does; kill it if it does not end in 30 s."""
     import signal
@@ -603,6 +657,7 @@ def main(argv: list[str] | None = None) -> None:
                                                               "kitgen and Typst runs")
     parser.add_argument("--quick", action="store_true", help="skip the 20,000-card and 200-activity cases")
     parser.add_argument("--typst-only", action="store_true", help="only kitgen against Typst, 200 and 2,000 cards")
+    parser.add_argument("--serve-only", action="store_true", help="only the save → refreshed page rows of serve")
     args = parser.parse_args(argv)
     # as an installed package is: byte-compiled (an editable checkout may not be, and would pay for it each run)
     compileall.compile_dir(str(Path(kitgen_package.__file__).resolve().parent), quiet=1)  # as an installed package is
@@ -612,14 +667,21 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="kitgen-bench-") as tmp:
         work = Path(tmp)
         rows = []
+        if args.serve_only:
+            browser_rows, notes = browser_serve_case(work, kitgen)
+            print_table(serve_case(work, kitgen, args.repeat) + browser_rows, [], notes)
+            return
         warm = warm_cache(work, kitgen)
         if not args.typst_only:
             rows = library_cases(work, kitgen, args.repeat, warm) + [watch_case(work, kitgen, args.repeat),
                                                                        watch_edit_case(work, kitgen, args.repeat),
                                                                        *serve_case(work, kitgen, args.repeat)] \
                 + deck_cases(work, kitgen, args.repeat, args.quick, warm)
-        edit_rows, notes = edit_pairs(work, kitgen, args.repeat, warm)
+            browser_rows, notes = browser_serve_case(work, kitgen)
+            rows += browser_rows
+        edit_rows, edit_notes = edit_pairs(work, kitgen, args.repeat, warm)
         rows += edit_rows
+        notes += edit_notes
         if typst_available():
             typst_rows, typst_notes = typst_pairs(work, kitgen, args.repeat, warm)
             rows += typst_rows

@@ -52,6 +52,12 @@ def test_docs_writes_the_guide_as_a_web_page_with_every_heading(cache: Path):
     assert links and all(link.startswith("#") and link[1:] in ids for link in links), sorted(set(links) - ids)
 
 
+def test_a_picture_in_the_guide_is_shown_as_its_words():
+    page = guide_html("# Serve\n\n| a | b |\n|---|---|\n| ![the library page](images/serve-index.png) | x |\n")
+    assert "<img" not in page and "images/serve-index.png" not in page
+    assert '<td><span class="picture">(picture: the library page)</span></td>' in page
+
+
 def test_raw_html_in_the_guide_is_shown_as_text():
     page = guide_html("# Mats\n\nEvery part is labelled <title> · Player 1 <script>x</script>\n")
     assert "&lt;title&gt;" in page and "<script>" not in page and '<h1 id="mats">Mats</h1>' in page

@@ -165,6 +165,33 @@ def test_serve_shows_the_kit_refreshes_after_a_save_shows_a_located_error_and_re
     assert "stopped serving" in log
 
 
+def test_a_save_refreshes_the_open_page_in_the_browser_and_it_shows_the_new_text(library: Path, browser):
+    """Each save of a new purpose: the page in the browser shows that purpose, its print guide's picture is the
+    new one, loaded, and it is the same page (refreshed in place, not opened again)."""
+    source = library / "content" / "growing-discard.yaml"
+    original = source.read_text(encoding="utf-8")
+    served = Served(library, "growing-discard")
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        page.goto(served.url)
+        wait_for_pictures(page, 4)
+        page.evaluate("window.openedOnce = true")  # gone if the page were opened again
+        purpose = page.inner_text("p.purpose")
+        assert purpose and "Bring a pencil" not in purpose
+        for turn in range(2):
+            guide = [p["src"] for p in shown_pictures(page) if p["role"] == "print-guide"]
+            new = f"Bring a pencil ({turn}). {purpose}"
+            source.write_text(original.replace(f"purpose: {purpose}", f"purpose: {new}", 1), encoding="utf-8")
+            page.wait_for_function(f"() => document.querySelector('p.purpose').textContent === {new!r}",
+                                   timeout=TIMEOUT_MS)
+            pictures = wait_for_pictures(page, 4)
+            assert [p["src"] for p in pictures if p["role"] == "print-guide"] != guide, "the guide states the purpose"
+            assert page.evaluate("window.openedOnce") is True
+        page.close()
+    finally:
+        served.stop()
+
+
 def test_serve_listens_on_the_loopback_only_and_lists_the_library(library: Path):
     served = Served(library, "growing-discard")
     try:

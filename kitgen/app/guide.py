@@ -10,6 +10,7 @@ import re
 import tempfile
 import webbrowser
 from pathlib import Path
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -32,6 +33,7 @@ th, td { border: 1px solid #ccc; padding: .3em .6em; text-align: left; vertical-
 th { background: #f2f2f2; }
 blockquote { margin: 1em 0; padding: 0 1em; border-left: 4px solid #ccc; color: #444; }
 hr { border: 0; border-top: 1px solid #ccc; margin: 2em 0; }
+.picture { color: #555; font-style: italic; }
 """
 
 
@@ -54,9 +56,17 @@ def heading_id(text: str) -> str:
     return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
 
 
+def _picture_as_words(renderer: Any, tokens: list[Token], index: int, options: Any, env: Any) -> str:
+    """A picture of the guide (a screenshot beside the Markdown file) as its description: the page is one file,
+    and the pictures are not installed with it."""
+    words = renderer.renderInlineAsText(tokens[index].children or [], options, env)
+    return f'<span class="picture">(picture: {html.escape(words)})</span>'
+
+
 def guide_html(markdown: str) -> str:
-    """The guide as one HTML page. Raw HTML in the Markdown is shown as text, never run."""
+    """The guide as one HTML page. Raw HTML in the Markdown is shown as text, never run; a picture as its words."""
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parser.add_render_rule("image", _picture_as_words)
     tokens = parser.parse(markdown)
     title, seen = "kitgen authoring guide", set[str]()
     for token, inline in zip(tokens, tokens[1:]):

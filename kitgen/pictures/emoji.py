@@ -188,6 +188,19 @@ def named_picture(name: str, hints: Hints | None = None) -> Picture:
     raise PictureError(f"no picture named {name!r} in the {EMOJI_SET} set{hint}")
 
 
+def drawing_key(sequence: str) -> str:
+    """The name of the drawing of an emoji sequence as `search_pictures` gives it (`1F43B` for 🐻)."""
+    return _key(sequence)
+
+
+def drawing_svg(key: str) -> bytes | None:
+    """The OpenMoji drawing (SVG) named `key` (None: the set has no drawing of that name)."""
+    folder = _emoji_dir()
+    if folder is None or key not in _emoji_files():
+        return None
+    return (folder / f"{key}.svg").read_bytes()
+
+
 def search_pictures(word: str = "") -> list[tuple[str, str]]:
     """(name, emoji) of every picture whose name contains each word of `word` (as its lookup spells it)."""
     wanted = _normal(word).split()
