@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 TableCommand = tuple[Any, ...]  # a table style command: ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0))
 MARGIN = mm(15)
 BODY_SIZE = 10.5
+FRAME_PADDING = 6  # points: the padding of platypus's page frame, on each side
 COMPACT_LEADING = 1.2  # the line spacing of a page kept whole that would otherwise shrink below the body minimum
 CELL_PADDING = 6  # points: ReportLab's default left and right cell padding
 LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
@@ -68,7 +69,7 @@ def _styles(scale: float, leading: float = 1.3) -> dict[str, ParagraphStyle]:
 
 class _Builder:
     """Turns the document vocabulary (h1, h2, p, small, li, banner, nameline, table, spacer,
-    pagebreak, onepage) into flowables, recording every printed text."""
+    pagebreak, onepage, copies) into flowables, recording every printed text."""
 
     def __init__(self, width: float, height: float, label: str, large_print: bool = False,
                  smallest_scale: float = 0.0) -> None:
@@ -105,6 +106,8 @@ class _Builder:
                 result.append(self.box(element))
             elif tag == "qr":
                 result.append(self.qr(element))
+            elif tag == "copies":
+                result.extend(self.copies(element))
             elif tag == "onepage":
                 first = len(self.text)
                 inner = self.flowables(element)
@@ -119,6 +122,35 @@ class _Builder:
                                   KeepInFrame(self.width, self.height, inner, mode="shrink"))
             else:
                 raise BuildError(f"{self.label}: template markup <{tag}> is not part of the document vocabulary")
+        return result
+
+    def copies(self, element: ET.Element) -> list[Flowable]:
+        """The `<copy>` children of a `<copies>` (which starts at the top of a page), each kept whole: as many
+        to a page as fit one under the other at their full size, a cut line (labelled with the element's `cut`)
+        between two on the same page; a copy that fits no page with another starts a page of its own (and one
+        taller than a page runs on over the next as it always has)."""
+        from xml.sax.saxutils import escape
+
+        room = self.height - 2 * FRAME_PADDING  # the frame's own padding, top and bottom
+        cut = element.get("cut", "")
+        if cut:
+            self.text.append(cut)
+        result: list[Flowable] = []
+        page: list[Flowable] = []  # the flowables on the page being filled
+        for copy in element:
+            if copy.tag != "copy":
+                raise BuildError(f"{self.label}: <copies> holds <copy> elements only, got <{copy.tag}>")
+            group = self.flowables(copy)
+            label = emoji_paragraph(f"\u2702 {escape(cut)}", self.styles["small"]) if cut else None
+            line = CutLine(self.width, label)
+            if page and stacked_height([*page, line, *group], self.width) <= room:
+                result += [line, *group]
+                page += [line, *group]
+                continue
+            if result:
+                result.append(PageBreak())
+            result += group
+            page = list(group)
         return result
 
     def compact(self, element: ET.Element, first: int) -> list[Flowable] | None:
@@ -305,6 +337,36 @@ class QRCode(Flowable):
         for box in self.boxes:
             self.canv.rect(box.x, box.y, box.width, box.height, stroke=0, fill=1)
         self.canv.restoreState()
+
+
+class CutLine(Flowable):
+    """A dashed line across the page to cut two copies apart, its label (✂ cut here) in a gap at the middle."""
+
+    HEIGHT = mm(9)
+
+    def __init__(self, width: float, label: Paragraph | None) -> None:
+        super().__init__()
+        self.line_width, self.label = width, label
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        return self.line_width, self.HEIGHT
+
+    def draw(self) -> None:
+        middle, gap, label_height = self.HEIGHT / 2, 0.0, 0.0
+        if self.label is not None:
+            _, label_height = self.label.wrap(self.line_width, self.HEIGHT)
+            gap = max(self.label.getActualLineWidths0()) + mm(4)
+        self.canv.saveState()
+        self.canv.setStrokeGray(0)
+        self.canv.setLineWidth(0.6)
+        self.canv.setDash([4, 3])
+        side = (self.line_width - gap) / 2  # the dashes left and right of the label
+        self.canv.line(0, middle, side, middle)
+        if gap:
+            self.canv.line(self.line_width - side, middle, self.line_width, middle)
+        self.canv.restoreState()
+        if self.label is not None:
+            self.label.drawOn(self.canv, side + mm(2), middle - label_height / 2 + 1)
 
 
 class FitRowsTable(Flowable):
