@@ -22,6 +22,7 @@ class NoteKind(str, Enum):
     PAGE_EMPTY = "page-empty"  # a page more than two-thirds empty
     FACE_BOTTOM_EMPTY = "face-bottom-empty"  # a card face with nothing in its bottom third
     TYPED_NUMBER = "typed-number"  # a number typed into a player's text that repeats a card's data
+    FONT_LICENCE = "font-licence"  # a font of the library's fonts/ folder with no licence file beside it
     OTHER = "other"
 
     def __str__(self) -> str:
@@ -43,6 +44,7 @@ _COUNTED: dict[NoteKind, tuple[str, str]] = {
     NoteKind.FACE_BOTTOM_EMPTY: ("card face with an empty bottom third", "card faces with an empty bottom third"),
     NoteKind.TYPED_NUMBER: ("number typed where a card's data should be printed",
                             "numbers typed where a card's data should be printed"),
+    NoteKind.FONT_LICENCE: ("font without a licence file", "fonts without a licence file"),
     NoteKind.OTHER: ("other", "other"),
 }
 

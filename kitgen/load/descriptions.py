@@ -31,8 +31,9 @@ FIELDS: dict[str, dict[str, str]] = {
                    "sheets, host key and print guide.",
         "card_size": "The cut size of every card: poker (63.5 × 88.9 mm, the default), bridge, mini, tarot, "
                      "or width x height with a unit, such as 63x88mm. --card-size overrides it.",
-        "font": "The type of every text: standard (DejaVu Sans, the default) or legible (Atkinson "
-                "Hyperlegible, for young and low-vision readers). --font overrides it.",
+        "font": "The type of every text: standard (DejaVu Sans, the default), legible (Atkinson "
+                "Hyperlegible), or a font of the library's fonts/ folder by its file name without the style "
+                "(Andika for fonts/Andika-Regular.ttf). --font overrides it.",
         "links": "Web addresses for the adult, such as a video of the rules, printed in the print guide, "
                  "each with a QR code 30 mm wide.",
         "printing": "This activity's printing defaults (duplex, fold, bleed, cut lines); an option typed on "

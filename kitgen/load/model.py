@@ -14,7 +14,7 @@ from kitgen.load.problems import first_error
 from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
 from kitgen.core.units import parse_length
-from kitgen.load.fields import (as_list, CardSizeSpec, Count, Id, Length, MAX_COUNT, MAX_HAND, MAX_MAT_SIDE,
+from kitgen.load.fields import (as_list, CardSizeSpec, Count, FontName, Id, Length, MAX_COUNT, MAX_HAND, MAX_MAT_SIDE,
                                 MAX_PLACES, MAX_PLAYERS, Name, Paragraphs, RESERVED_NAMES, Text, Url)
 
 
@@ -538,7 +538,7 @@ class Activity(Strict):
     working_title: bool = False
     credits: Text | None = None  # who made the activity: printed at the foot of every page of its documents
     card_size: CardSizeSpec = "poker"
-    font: Literal["standard", "legible"] | None = None  # legible: Atkinson Hyperlegible; `--font` overrides it
+    font: FontName | None = None  # legible: Atkinson Hyperlegible; another name: a family of the library's fonts/
     links: list[Link] = []  # web addresses for the adult (a rules video), printed in the print guide with a QR code
     printing: Printing = Printing()
     rules: Rules

@@ -26,7 +26,7 @@ from kitgen.plan.imposition import corner_zones, Rect, registration_rects
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets, SheetText
-from kitgen.core.style import Style
+from kitgen.core.style import LibraryFont, Style
 from kitgen.core.cache import Shelf
 from kitgen.render.design_cache import document_key, TemplateOutputs
 from kitgen.render.markup import render_template
@@ -316,6 +316,9 @@ class KitRenderer:
                 "print_shop": sheet.print_shop, "cutter": sheet.cutter, "cricut": style.cricut,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset),
+                "font": style.font.name if isinstance(style.font, LibraryFont) else "",
+                "font_licence": f"fonts/{style.font.licence.name}" if isinstance(style.font, LibraryFont)
+                and style.font.licence else "",
                 **(self.cutter_facts() if sheet.cutter else {})}
 
     def cutter_facts(self) -> dict[str, str]:
