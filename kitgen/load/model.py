@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints,
+from pydantic import (AllowInfNan, BeforeValidator, Field, PrivateAttr, StringConstraints,
                       ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -14,12 +14,9 @@ from kitgen.load.problems import first_error
 from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
 from kitgen.core.units import parse_length
+from kitgen.load.strict import Illustrated, Strict
 from kitgen.load.fields import (as_list, CardSizeSpec, Count, FontName, Id, Length, MAX_COUNT, MAX_HAND, MAX_MAT_SIDE,
                                 MAX_PLACES, MAX_PLAYERS, Name, Paragraphs, RESERVED_NAMES, Text, Url)
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, defer_build=True)
 
 
 class Range(Strict):
@@ -224,7 +221,7 @@ class Column(Strict):
         return {"heading": value} if isinstance(value, str) else value
 
 
-class RecordSheet(Strict):
+class RecordSheet(Illustrated):
     """A table the players fill in by hand: one numbered row per turn (or round)."""
 
     id: Id
@@ -314,7 +311,7 @@ class Walkthrough(Strict):
         return bool(self.start or self.face_up) or any(step.changes for step in self.steps)
 
 
-class Rules(Strict):
+class Rules(Illustrated):
     """The players' rules, one list of paragraphs per section; headings come from the locale."""
 
     prepare: Paragraphs
@@ -449,19 +446,25 @@ class PositionGrid(Strict):
     height: Length
     gap: Length = Field(default=parse_length("6mm"), json_schema_extra={"default": "6mm"})
     labels: list[Name] = Field(default=[], max_length=MAX_PLACES, json_schema_extra=labels_schema)
+    # a picture in each place, in the order of the labels: an emoji-set name, or a PNG, JPEG or SVG file
+    pictures: list[Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]] = Field(
+        default=[], max_length=MAX_PLACES)
 
     @model_validator(mode="after")
     def _bounded(self) -> "PositionGrid":
         if self.columns * self.rows > MAX_PLACES:
             raise PydanticCustomError("places", "{columns} × {rows} places, expected at most {limit} per mat",
                                       {"columns": self.columns, "rows": self.rows, "limit": MAX_PLACES})
+        if len(self.pictures) > self.columns * self.rows:
+            raise PydanticCustomError("places", "{count} pictures for {places} places, expected at most one a place",
+                                      {"count": len(self.pictures), "places": self.columns * self.rows})
         if max(self.columns * (self.width + self.gap), self.rows * (self.height + self.gap)) > MAX_MAT_SIDE:
             raise PydanticCustomError("places", "the places make a mat wider or taller than 2 m, expected at most "
                                       "2 m a side")
         return self
 
 
-class Board(Strict):
+class Board(Illustrated):
     """A mat larger than the paper, tiled across sheets with an overlap strip."""
 
     id: Id
