@@ -23,6 +23,7 @@ from test_qr import expected, read_codes
 RULES_URL = "https://example.org/rules-video"
 SHEET_URL = "https://example.org/score"
 MAT_URL = "https://example.org/mat"
+PLACE_URL = "https://example.org/desert"
 SCALE = 100 / 72  # pixels a point, rendering at 100 dpi
 ACTIVITY = """\
 id: pictured
@@ -62,6 +63,7 @@ boards:
       height: 96mm
       labels: [Forest, Desert]
       pictures: [red.png, '']
+      qr: ['', '{place_url}']
 """
 
 
@@ -69,7 +71,7 @@ def kit(tmp_path: Path, **changes: str) -> dict[str, Path]:
     content = tmp_path / "content"
     content.mkdir()
     Image.new("RGB", (40, 30), (255, 0, 0)).save(content / "red.png")
-    text = ACTIVITY.format(rules_url=RULES_URL, sheet_url=SHEET_URL, mat_url=MAT_URL)
+    text = ACTIVITY.format(rules_url=RULES_URL, sheet_url=SHEET_URL, mat_url=MAT_URL, place_url=PLACE_URL)
     for old, new in changes.items():
         assert old in text
         text = text.replace(old, new)
@@ -129,6 +131,7 @@ def test_a_picture_in_a_mat_place_is_drawn_inside_the_place(tmp_path: Path):
                          and 60 < r["width"] / 72 * 25.4 < 80), key=lambda r: r["x0"])
         assert len(places) == 2, [(r["x0"], r["width"]) for r in page.rects + page.curves]
         words = page.extract_words()
+        modules = [r for r in page.rects if r["fill"] and not r["stroke"] and r["width"] < 30]
     forest, desert = places
     red = red_pixels(mat, 0)
     assert red, "the place's picture is drawn"
@@ -137,8 +140,15 @@ def test_a_picture_in_a_mat_place_is_drawn_inside_the_place(tmp_path: Path):
     label = next(w for w in words if w["text"] == "Forest")
     assert max(y for _, y in red) < label["top"], "the picture sits above the label"
     assert any(w["text"] == "Desert" for w in words)
-    # the mat's QR code at the right end of its title band reads back, the fox at its left end is drawn
-    assert [matrix for matrix, _ in read_codes(mat, 0)] == [expected(MAT_URL)]
+    # the mat's QR code at the right end of its title band and the second place's code read back, that one
+    # wholly inside its place, above the label
+    codes = [matrix for matrix, _ in read_codes(mat, 0)]
+    assert sorted(map(str, codes)) == sorted(map(str, [expected(MAT_URL), expected(PLACE_URL)]))
+    inside = [r for r in modules if desert["x0"] <= r["x0"] and r["x1"] <= desert["x1"]
+              and desert["top"] <= r["top"] and r["bottom"] <= desert["bottom"]]
+    place_label = next(w for w in words if w["text"] == "Desert")
+    assert len(inside) > 20 and max(r["bottom"] for r in inside) < place_label["top"]
+    # the fox at the left end of the title band is drawn
     title = next(w for w in words if w["text"] == "Our")
     band = (forest["x0"], title["top"] - 30, title["x0"] - 2, forest["top"] - 2)
     assert coloured_pixels(mat, 0, band) > 100

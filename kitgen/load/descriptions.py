@@ -265,6 +265,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "labels": "Printed large and grey in the places, row by row from the top left; or a spreadsheet column.",
         "pictures": "A picture in each place, in the order of the labels, above its label: an emoji-set name "
                     "(hedgehog) or a PNG, JPEG or SVG file; an empty text leaves a place without one.",
+        "qr": "A web address printed as a QR code in each place, in the order of the labels, above its label; "
+              "an empty text leaves a place without one.",
     },
     "Board": {
         "id": "The mat's id; with several mats, each goes to a file of its own.",

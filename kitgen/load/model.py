@@ -449,15 +449,17 @@ class PositionGrid(Strict):
     # a picture in each place, in the order of the labels: an emoji-set name, or a PNG, JPEG or SVG file
     pictures: list[Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]] = Field(
         default=[], max_length=MAX_PLACES)
+    qr: list[Url | Literal[""]] = Field(default=[], max_length=MAX_PLACES)  # a QR code in each place, likewise
 
     @model_validator(mode="after")
     def _bounded(self) -> "PositionGrid":
         if self.columns * self.rows > MAX_PLACES:
             raise PydanticCustomError("places", "{columns} × {rows} places, expected at most {limit} per mat",
                                       {"columns": self.columns, "rows": self.rows, "limit": MAX_PLACES})
-        if len(self.pictures) > self.columns * self.rows:
-            raise PydanticCustomError("places", "{count} pictures for {places} places, expected at most one a place",
-                                      {"count": len(self.pictures), "places": self.columns * self.rows})
+        for name, given in (("pictures", self.pictures), ("QR codes", self.qr)):
+            if len(given) > self.columns * self.rows:
+                raise PydanticCustomError("places", "{count} {name} for {places} places, expected at most one a "
+                                          "place", {"count": len(given), "name": name, "places": self.columns * self.rows})
         if max(self.columns * (self.width + self.gap), self.rows * (self.height + self.gap)) > MAX_MAT_SIDE:
             raise PydanticCustomError("places", "the places make a mat wider or taller than 2 m, expected at most "
                                       "2 m a side")

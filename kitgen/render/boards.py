@@ -82,14 +82,23 @@ def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
             continue
         words = bool((label.text or "").strip() or len(label))
         picture = board.pictures.get(label.get("picture", ""))
-        if picture is not None:  # the picture in the upper part of the place, its label (if any) under it
+        url = (label.get("qr") or "").strip()
+        shown = picture is not None or bool(url)
+        if shown:  # the picture and the QR code (side by side) in the upper part of the place, the label under
             pad = mm(3)
             top = Rect(rect.x + pad, rect.y + rect.height * (0.4 if words else 0) + pad,
                        rect.width - 2 * pad, rect.height * (0.6 if words else 1) - 2 * pad)
-            items += _picture(picture, top, board.light)
+            if picture is not None and url:
+                half = (top.width - pad) / 2
+                items += _picture(picture, Rect(top.x, top.y, half, top.height), board.light)
+                top = Rect(top.right - half, top.y, half, top.height)
+            elif picture is not None:
+                items += _picture(picture, top, board.light)
+            if url:
+                items += qr_items(url, top, f"{board.where}, place {index + 1}")
         if words:
-            box = Rect(rect.x, rect.y + rect.height * (0.08 if picture else 0.3), rect.width,
-                       rect.height * (0.3 if picture else 0.4))
+            box = Rect(rect.x, rect.y + rect.height * (0.08 if shown else 0.3), rect.width,
+                       rect.height * (0.3 if shown else 0.4))
             items += fitted_with_emoji(inline_markup(label), Slot(box, 60, bold=True, color=(0.55, 0.55, 0.55)),
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
