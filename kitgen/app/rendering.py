@@ -11,11 +11,14 @@ from typing import Any
 
 from kitgen.check.content import check_activity, content_strings
 from kitgen.core.display import Document
-from kitgen.core.errors import ContentError, PlanError, Problem, UnprintableContent
+from kitgen.core.choices import Font
+from kitgen.core.errors import ContentError, display_path, PlanError, Problem, UnprintableContent
 from kitgen.core.files import BuildResult, kit_folder_name, OutputFile
 from kitgen.core.notes import Note, NoteKind
 from kitgen.export.pdf import write_pdf
+from kitgen.core.style import LibraryFont
 from kitgen.export.registry import artefacts
+from kitgen.fonts.library import FontProblem, library_font
 from kitgen.load import LoadedActivity, load_activity
 from kitgen.load.library import Library
 from kitgen.load.source import dotted
@@ -104,6 +107,39 @@ def _plan(loaded: LoadedActivity, resolved: ResolvedOptions, size_from_content: 
         raise ContentError([loaded.source.problem(loc, f"{dotted(loc)}: {error}")]) from None
 
 
+def _library_font(loaded: LoadedActivity, options: BuildOptions, library: Library) -> LibraryFont | None:
+    """The family of the library's fonts/ folder that the activity's `font` names (unless `--font` picks a
+    bundled one); a name not there, or a file that cannot be embedded, is a content error at `font:`."""
+    name = loaded.activity.font
+    if options.font or name is None or name in (Font.STANDARD, Font.LEGIBLE):
+        return None
+    try:
+        return library_font(library.fonts_folder, name)
+    except FontProblem as problem:
+        raise ContentError([loaded.source.problem(("font",), f"font: {problem}")]) from None
+
+
+def _font_notes(font: Font | LibraryFont, loaded: LoadedActivity) -> list[Note]:
+    """A library font with no licence file beside it: the adult is asked to check it may be printed."""
+    if not isinstance(font, LibraryFont) or font.licence is not None:
+        return []
+    where = str(loaded.source.problem(("font",), "font"))
+    return [Note(NoteKind.FONT_LICENCE, where=where, what=f"the font {font.name!r} ({display_path(font.regular)}) has no licence "
+                                        "file beside it (such as OFL.txt): check that its licence lets you print "
+                                        "it and share the PDFs, and put the licence text in the fonts folder")]
+
+
+def _font_files_to_come(font: LibraryFont | None) -> tuple[Path, ...]:
+    """Files a library font does not have yet whose arrival changes the kit: a bold file, a licence."""
+    if font is None:
+        return ()
+    folder = font.regular.parent
+    bold = () if font.bold else (folder / f"{font.name}-Bold.ttf",)
+    licences = () if font.licence else tuple(folder / name for name in (
+        "OFL.txt", "LICENSE.txt", "LICENCE.txt", "LICENSE", f"{font.name}-OFL.txt"))
+    return bold + licences
+
+
 def _drawn(file: OutputFile) -> Document:
     """What render drew for `file` (every file a render makes has its drawing)."""
     assert file.document is not None, file.name
@@ -132,7 +168,13 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
             raise
         raise ContentError(error.problems + card_pictures(loaded)[1]) from None
     activity = loaded.activity
-    resolved = options.resolve(activity)
+    try:
+        font = _library_font(loaded, options, library)
+    except ContentError as error:
+        if not every_problem:
+            raise
+        raise ContentError(error.problems + card_pictures(loaded)[1]) from None
+    resolved = options.resolve(activity, font)
     plan = _plan(loaded, resolved, size_from_content=not options.card_size)
     stem = kit_folder_name(activity.id, activity.language, several_editions)
     catalogs = library_locale(library.content)
@@ -149,6 +191,7 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
     problems[:] = [loaded.source.at_cell(p) for p in problems]
     quality[:] = located(quality, files) + layout_notes(files)
     quality += checked.notes  # numbers typed into the players' texts that repeat a card's data
+    quality += _font_notes(resolved.style.font, loaded)
     untranslated = missing_strings(activity.language, catalogs)
     if untranslated:  # printed in English: the catalog says which to fill in
         quality.append(_untranslated_note(activity.language, untranslated))
@@ -167,8 +210,9 @@ def render_kit(loaded: LoadedActivity, options: BuildOptions, library: Library, 
         files = [replace(f, data=write_pdf(_drawn(f))) for f in files]
     summary = {"title": activity.title, "purpose": activity.purpose, "category": activity.category,
                "players": str(activity.players), "minutes": str(activity.minutes), "language": activity.language}
-    inputs = input_record(loaded.files, templates_used(template_dirs, root_templates(activity)), activity.language,
-                          options.recorded(), catalogs)
+    font_files = [path for path in (font.regular, font.bold, font.licence) if path] if font else []
+    inputs = input_record(loaded.files + font_files, templates_used(template_dirs, root_templates(activity)),
+                          activity.language, options.recorded(), catalogs, _font_files_to_come(font))
     record = {"activity": activity.id, "language": activity.language, "inputs": inputs,
               "quality": [n.to_json() for n in quality],
               "summary": summary}

@@ -23,6 +23,7 @@ class NoteKind(str, Enum):
     FACE_BOTTOM_EMPTY = "face-bottom-empty"  # a card face with nothing in its bottom third
     TYPED_NUMBER = "typed-number"  # a number typed into a player's text that repeats a card's data
     ENCODING = "encoding"  # a spreadsheet saved as plain "CSV" (Windows' Western European), not UTF-8
+    FONT_LICENCE = "font-licence"  # a font of the library's fonts/ folder with no licence file beside it
     OTHER = "other"
 
     def __str__(self) -> str:
@@ -45,6 +46,7 @@ _COUNTED: dict[NoteKind, tuple[str, str]] = {
     NoteKind.TYPED_NUMBER: ("number typed where a card's data should be printed",
                             "numbers typed where a card's data should be printed"),
     NoteKind.ENCODING: ("spreadsheet not saved as UTF-8", "spreadsheets not saved as UTF-8"),
+    NoteKind.FONT_LICENCE: ("font without a licence file", "fonts without a licence file"),
     NoteKind.OTHER: ("other", "other"),
 }
 

@@ -2,8 +2,9 @@
 
 `standard` is DejaVu Sans (the default: most European alphabets and many symbols); `legible` is Atkinson
 Hyperlegible (for young and dyslexic readers; Latin alphabets only), whose missing characters (★ ♠ → ...) are
-measured and drawn with DejaVu Sans instead. A build picks the family for everything it renders with `family()`;
-`regular()` and `bold()` name the fonts of the family in use.
+measured and drawn with DejaVu Sans instead. A library's own font family (`LibraryFont`, from its `fonts/`
+folder: kitgen.fonts.library) is registered the same way, DejaVu Sans drawing what it lacks. A build picks the
+family for everything it renders with `family()`; `regular()` and `bold()` name the fonts of the family in use.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Literal
+
+from kitgen.core.style import LibraryFont
 
 if TYPE_CHECKING:
     from reportlab.pdfbase.ttfonts import TTFontFace
@@ -24,19 +27,22 @@ LEGIBLE = "KitLegible"
 LEGIBLE_BOLD = "KitLegible-Bold"
 FAMILIES = {"standard": (REGULAR, BOLD), "legible": (LEGIBLE, LEGIBLE_BOLD)}
 FAMILY_NAMES = {"standard": "DejaVu Sans", "legible": "Atkinson Hyperlegible"}
-_FILES = {REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf",
-          LEGIBLE: "AtkinsonHyperlegible-Regular.ttf", LEGIBLE_BOLD: "AtkinsonHyperlegible-Bold.ttf"}
+_FILES = {name: FONT_DIR / file for name, file in {
+    REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf",
+    LEGIBLE: "AtkinsonHyperlegible-Regular.ttf", LEGIBLE_BOLD: "AtkinsonHyperlegible-Bold.ttf"}.items()}
 FALLBACK = {LEGIBLE: REGULAR, LEGIBLE_BOLD: BOLD}  # a character the first lacks is drawn with the second
-FONT_NAMES = frozenset(_FILES)  # every font a `Text` may name
+FONT_NAMES = set(_FILES)  # every font a `Text` may name (a library's family adds its two when it is registered)
 
 _family: ContextVar[str] = ContextVar("font_family", default="standard")
 
 
 @contextmanager
-def family(name: str | None) -> Iterator[None]:
-    """Render with the family `name` (`standard` or `legible`; None: standard) while the block runs."""
-    register_family(name or "standard")
-    token = _family.set(name or "standard")
+def family(name: str | LibraryFont | None) -> Iterator[None]:
+    """Render with the family `name` (`standard`, `legible` or a library's own; None: standard) while the block
+    runs."""
+    key = register_library_font(name) if isinstance(name, LibraryFont) else name or "standard"
+    register_family(key)
+    token = _family.set(key)
     try:
         yield
     finally:
@@ -71,8 +77,11 @@ def register_family(name: str) -> None:
     if name != "standard":
         register_family("standard")  # the fallback
     regular_name, bold_name = FAMILIES[name]
-    for font in (regular_name, bold_name):
-        pdfmetrics.registerFont(truetype_font(font, FONT_DIR / _FILES[font]))
+    for font in dict.fromkeys((regular_name, bold_name)):
+        loaded = truetype_font(font, _FILES[font])
+        if name in _LIBRARY:  # embedded under its family's name, never as a bundled font of the same file
+            loaded.face.name = _LIBRARY[name][font].encode("ascii")
+        pdfmetrics.registerFont(loaded)
         fallback = FALLBACK.get(font)
         if fallback is not None:
             face, spare = _face(font), _face(fallback)
@@ -83,6 +92,31 @@ def register_family(name: str) -> None:
         (0, 0, regular_name), (1, 0, bold_name), (0, 1, regular_name), (1, 1, bold_name))
     for is_bold, italic, font in mappings:
         addMapping(regular_name, is_bold, italic, font)
+
+
+_LIBRARY: dict[str, dict[str, str]] = {}  # a library family's key → its font names → the names they embed as
+
+
+@lru_cache(maxsize=None)
+def register_library_font(font: LibraryFont) -> str:
+    """Make a library's family known (its files registered when it is first used, DejaVu Sans drawing what
+    they lack); the key that `family` and `register_family` take for it."""
+    key = f"library:{font.name}:{font.digest}"
+    regular_name, bold_name = f"Lib-{font.digest}", f"Lib-{font.digest}-Bold"
+    embedded = re.sub(r"[^A-Za-z0-9-]", "", font.name)[:40] or "LibraryFont"
+    _FILES[regular_name] = font.regular
+    names = {regular_name: embedded}
+    if font.bold is not None:
+        _FILES[bold_name] = font.bold
+        names[bold_name] = f"{embedded}-Bold"
+    else:
+        bold_name = regular_name  # bold text in the regular file
+    FALLBACK.update({regular_name: REGULAR, bold_name: BOLD if font.bold is not None else REGULAR})
+    FAMILIES[key] = (regular_name, bold_name)
+    FAMILY_NAMES[key] = font.name
+    FONT_NAMES.update(names)
+    _LIBRARY[key] = names
+    return key
 
 
 def _face(name: str) -> TTFontFace:

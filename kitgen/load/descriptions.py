@@ -31,8 +31,9 @@ FIELDS: dict[str, dict[str, str]] = {
                    "sheets, host key and print guide.",
         "card_size": "The cut size of every card: poker (63.5 × 88.9 mm, the default), bridge, mini, tarot, "
                      "or width x height with a unit, such as 63x88mm. --card-size overrides it.",
-        "font": "The type of every text: standard (DejaVu Sans, the default) or legible (Atkinson "
-                "Hyperlegible, for young and low-vision readers). --font overrides it.",
+        "font": "The type of every text: standard (DejaVu Sans, the default), legible (Atkinson "
+                "Hyperlegible), or a font of the library's fonts/ folder by its file name without the style "
+                "(Andika for fonts/Andika-Regular.ttf). --font overrides it.",
         "links": "Web addresses for the adult, such as a video of the rules, printed in the print guide, "
                  "each with a QR code 30 mm wide.",
         "printing": "This activity's printing defaults (duplex, fold, bleed, cut lines); an option typed on "
@@ -116,13 +117,18 @@ FIELDS: dict[str, dict[str, str]] = {
     },
     "RecordSheet": {
         "id": "The record sheet's id, unique among the record sheets.",
-        "title": "The heading of the page, followed by the player or kit label.",
+        "title": "The heading of each copy, followed by the player or kit label.",
         "intro": "Instructions printed above the table. " + _ONE_OR_LIST,
         "columns": "1 to 12 columns, each a heading or {heading, width, fill}.",
         "rows": "How many rows to fill in.",
         "number_rows": "Writes 1, 2, 3 … in the first column (default: true).",
         "total_row": "Adds a last row labelled Total (default: false).",
         "per_player": _PER_PLAYER,
+        "image": "A picture file (PNG, JPEG or SVG), relative to the activity's folder or to the library's "
+                 "images/ folder, printed on each copy, under the intro.",
+        "picture": "A picture from the built-in emoji set, by its name (hedgehog) or as the emoji itself, "
+                   "printed on each copy, under the intro.",
+        "qr": "A web address (http:// or https://) printed as a QR code on each copy, under the intro, with the address beside it.",
     },
     "HandExample": {
         "title": "The bold lead-in (default: Example 1, Example 2, …).",
@@ -180,6 +186,11 @@ FIELDS: dict[str, dict[str, str]] = {
                  + _ONE_OR_LIST,
         "free_alternative": "How to play without printing, printed in the print guide under Notes for the "
                             "adult. " + _ONE_OR_LIST,
+        "image": "A picture file (PNG, JPEG or SVG), relative to the activity's folder or to the library's "
+                 "images/ folder, printed at the end of the rules page.",
+        "picture": "A picture from the built-in emoji set, by its name (hedgehog) or as the emoji itself, "
+                   "printed at the end of the rules page.",
+        "qr": "A web address (http:// or https://) printed as a QR code at the end of the rules page, with the address beside it.",
     },
     "Places": {
         "mat": "The id of the board (mat) whose places take the cards.",
@@ -252,6 +263,10 @@ FIELDS: dict[str, dict[str, str]] = {
         "height": "The height of one place, with its unit, such as 94mm.",
         "gap": "The space between neighbouring places (default: 6mm).",
         "labels": "Printed large and grey in the places, row by row from the top left; or a spreadsheet column.",
+        "pictures": "A picture in each place, in the order of the labels, above its label: an emoji-set name "
+                    "(hedgehog) or a PNG, JPEG or SVG file; an empty text leaves a place without one.",
+        "qr": "A web address printed as a QR code in each place, in the order of the labels, above its label; "
+              "an empty text leaves a place without one.",
     },
     "Board": {
         "id": "The mat's id; with several mats, each goes to a file of its own.",
@@ -259,6 +274,11 @@ FIELDS: dict[str, dict[str, str]] = {
         "positions": "The labelled places for cards, in rows and columns.",
         "note": "A line of small text along the bottom of the mat.",
         "per_player": _PER_PLAYER,
+        "image": "A picture file (PNG, JPEG or SVG), relative to the activity's folder or to the library's "
+                 "images/ folder, printed at the left end of the title band.",
+        "picture": "A picture from the built-in emoji set, by its name (hedgehog) or as the emoji itself, "
+                   "printed at the left end of the title band.",
+        "qr": "A web address (http:// or https://) printed as a QR code at the right end of the title band.",
     },
     "Slip": {
         "id": "The slip's id; with several slips, each goes to a file of its own.",

@@ -34,6 +34,10 @@ Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=5000)]
 Url = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^https?://[^\s<>\"]+$", max_length=500)]
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+FONT_NAME_PATTERN = r"^[^\s/\\.][^/\\]{0,63}$"  # a file stem of the library's fonts/ folder: no folder, no dot first
+FontName = Annotated[str, StringConstraints(strip_whitespace=True, pattern=FONT_NAME_PATTERN),
+                     WithJsonSchema({"anyOf": [{"enum": ["standard", "legible"]},
+                                               {"type": "string", "pattern": FONT_NAME_PATTERN}]})]
 
 
 def as_list(value: Any) -> Any:

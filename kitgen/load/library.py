@@ -75,6 +75,11 @@ class Library:
         refuse_shared_folder(self, activity_id, files[activity_id])
         return files[activity_id]
 
+    @property
+    def fonts_folder(self) -> Path:
+        """The library's own font files (a family named by its files' stem): `fonts/` in the content folder."""
+        return self.content / "fonts"
+
     def template_dirs(self, activity_folder: Path | None = None) -> list[Path]:
         """Template search order: the activity's own templates, the library's, then kitgen's built-ins."""
         candidates = []

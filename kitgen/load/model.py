@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import (AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StringConstraints,
+from pydantic import (AllowInfNan, BeforeValidator, Field, PrivateAttr, StringConstraints,
                       ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -15,12 +15,9 @@ from kitgen.load.problems import first_error
 from kitgen.load.standard_deck import Rank, Suit
 from kitgen.load.table_schema import cards_schema, labels_schema
 from kitgen.core.units import parse_length
-from kitgen.load.fields import (as_list, CardSizeSpec, Count, Id, Length, MAX_COUNT, MAX_HAND, MAX_MAT_SIDE,
+from kitgen.load.strict import Illustrated, Strict
+from kitgen.load.fields import (as_list, CardSizeSpec, Count, FontName, Id, Length, MAX_COUNT, MAX_HAND, MAX_MAT_SIDE,
                                 MAX_PLACES, MAX_PLAYERS, Name, Paragraphs, RESERVED_NAMES, Text, Url)
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, defer_build=True)
 
 
 class Range(Strict):
@@ -225,7 +222,7 @@ class Column(Strict):
         return {"heading": value} if isinstance(value, str) else value
 
 
-class RecordSheet(Strict):
+class RecordSheet(Illustrated):
     """A table the players fill in by hand: one numbered row per turn (or round)."""
 
     id: Id
@@ -315,7 +312,7 @@ class Walkthrough(Strict):
         return bool(self.start or self.face_up) or any(step.changes for step in self.steps)
 
 
-class Rules(Strict):
+class Rules(Illustrated):
     """The players' rules, one list of paragraphs per section; headings come from the locale."""
 
     prepare: Paragraphs
@@ -450,19 +447,27 @@ class PositionGrid(Strict):
     height: Length
     gap: Length = Field(default=parse_length("6mm"), json_schema_extra={"default": "6mm"})
     labels: list[Name] = Field(default=[], max_length=MAX_PLACES, json_schema_extra=labels_schema)
+    # a picture in each place, in the order of the labels: an emoji-set name, or a PNG, JPEG or SVG file
+    pictures: list[Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]] = Field(
+        default=[], max_length=MAX_PLACES)
+    qr: list[Url | Literal[""]] = Field(default=[], max_length=MAX_PLACES)  # a QR code in each place, likewise
 
     @model_validator(mode="after")
     def _bounded(self) -> "PositionGrid":
         if self.columns * self.rows > MAX_PLACES:
             raise PydanticCustomError("places", "{columns} × {rows} places, expected at most {limit} per mat",
                                       {"columns": self.columns, "rows": self.rows, "limit": MAX_PLACES})
+        for name, given in (("pictures", self.pictures), ("QR codes", self.qr)):
+            if len(given) > self.columns * self.rows:
+                raise PydanticCustomError("places", "{count} {name} for {places} places, expected at most one a "
+                                          "place", {"count": len(given), "name": name, "places": self.columns * self.rows})
         if max(self.columns * (self.width + self.gap), self.rows * (self.height + self.gap)) > MAX_MAT_SIDE:
             raise PydanticCustomError("places", "the places make a mat wider or taller than 2 m, expected at most "
                                       "2 m a side")
         return self
 
 
-class Board(Strict):
+class Board(Illustrated):
     """A mat larger than the paper, tiled across sheets with an overlap strip."""
 
     id: Id
@@ -539,7 +544,7 @@ class Activity(Strict):
     working_title: bool = False
     credits: Text | None = None  # who made the activity: printed at the foot of every page of its documents
     card_size: CardSizeSpec = "poker"
-    font: Literal["standard", "legible"] | None = None  # legible: Atkinson Hyperlegible; `--font` overrides it
+    font: FontName | None = None  # legible: Atkinson Hyperlegible; another name: a family of the library's fonts/
     links: list[Link] = []  # web addresses for the adult (a rules video), printed in the print guide with a QR code
     printing: Printing = Printing()
     rules: Rules

@@ -10,6 +10,7 @@ from pydantic_core import ErrorDetails
 
 from kitgen.core.errors import Hints, Problem
 from kitgen.load.source import Location, SourceMap
+from kitgen.load.fields import FONT_NAME_PATTERN
 from kitgen.load.source import dotted
 
 
@@ -178,6 +179,8 @@ def _message(error: ErrorDetails, reading: _Reading, loc: Location) -> tuple[Loc
         expected = (_LANGUAGE_CODE if loc and loc[-1] == "language"
                     else "a web address starting with https:// or http://"
                     if str(ctx.get("pattern", "")).startswith("^https?://")
+                    else "standard, legible, or the name of a font file in the library's fonts/ folder "
+                         "(without its folder)" if ctx.get("pattern") == FONT_NAME_PATTERN
                     else "an id of lower-case letters, digits and '-'")
         return loc, f"{where}: expected {expected}, got {_got(error['input'])}", False
     if kind == "too_short":

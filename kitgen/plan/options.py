@@ -14,7 +14,7 @@ from typing import Any, get_args, get_origin, get_type_hints, TYPE_CHECKING, Uni
 
 from kitgen.core.choices import CutLines, Cutter, Duplex, Font, Ink, ShopBleed
 from kitgen.core.errors import UsageError
-from kitgen.core.style import Style
+from kitgen.core.style import LibraryFont, Style
 from kitgen.core.units import CARD_PRESETS, CardSize, mm, PAPER_SIZES, PaperSize, parse_card_size, parse_paper, to_mm
 from kitgen.plan.imposition import Sheet
 from kitgen.plan.option import Option, OPTION, option, parse_offset, plain
@@ -121,8 +121,9 @@ class BuildOptions:
         """The options that change the output, as recorded in the manifest."""
         return {one.name: _recordable(getattr(self, one.name)) for one in OPTIONS if one.recorded}
 
-    def resolve(self, activity: Activity) -> ResolvedOptions:
-        """Every choice made and checked once: the user's, else the activity's defaults, else kitgen's."""
+    def resolve(self, activity: Activity, library_font: LibraryFont | None = None) -> ResolvedOptions:
+        """Every choice made and checked once: the user's, else the activity's defaults, else kitgen's;
+        `library_font` is the family of the library's fonts/ folder that the activity's `font` names."""
         printing = activity.printing
         duplex = Duplex(self.duplex or printing.duplex or Duplex.LONG)
         bleed_mm = self.bleed_mm if self.bleed_mm is not None else to_mm(printing.bleed or 0.0)
@@ -139,7 +140,8 @@ class BuildOptions:
             paper, card = parse_paper(self.paper), parse_card_size(self.card_size or activity.card_size)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        font = OPTION_NAMED["font"].checked(self.font or activity.font or Font.STANDARD)
+        font: Font | LibraryFont = OPTION_NAMED["font"].checked(self.font or Font.STANDARD) if self.font or not \
+            activity.font else library_font or OPTION_NAMED["font"].checked(activity.font)
         margin_mm = 5.0 if self.margin_mm is None else self.margin_mm
         kits = self.kits_for(activity.players.max)
         if not 1 <= kits <= MAX_KITS:

@@ -11,6 +11,7 @@ OVERLAP = mm(12)  # the strip two neighbouring parts share; alignment marks sit 
 LABEL_BAND = mm(8)  # below each part: "mat, part 1 of 2" and the assembly hint
 BOARD_BORDER = mm(8)
 BOARD_TITLE = mm(14)
+FIGURE_TITLE = mm(34)  # the title band of a mat with a picture or a QR code beside its title
 
 
 @dataclass(frozen=True)
@@ -33,15 +34,17 @@ class BoardLayout:
     title_box: Rect
 
 
-def board_layout(columns: int, rows: int, width: float, height: float, gap: float) -> BoardLayout:
-    """Positions in rows and columns inside a border, with a title band at the top."""
+def board_layout(columns: int, rows: int, width: float, height: float, gap: float,
+                 title_band: float = BOARD_TITLE) -> BoardLayout:
+    """Positions in rows and columns inside a border, with a title band at the top (`FIGURE_TITLE` high for a
+    mat that has a picture or a QR code there)."""
     board_width = 2 * BOARD_BORDER + columns * width + (columns - 1) * gap
-    board_height = 2 * BOARD_BORDER + BOARD_TITLE + rows * height + (rows - 1) * gap
+    board_height = 2 * BOARD_BORDER + title_band + rows * height + (rows - 1) * gap
     positions = [Rect(BOARD_BORDER + c * (width + gap),
-                      board_height - BOARD_BORDER - BOARD_TITLE - (r + 1) * height - r * gap, width, height)
+                      board_height - BOARD_BORDER - title_band - (r + 1) * height - r * gap, width, height)
                  for r in range(rows) for c in range(columns)]
-    title = Rect(BOARD_BORDER, board_height - BOARD_BORDER - BOARD_TITLE, board_width - 2 * BOARD_BORDER,
-                 BOARD_TITLE)
+    title = Rect(BOARD_BORDER, board_height - BOARD_BORDER - title_band, board_width - 2 * BOARD_BORDER,
+                 title_band)
     return BoardLayout(Size(board_width, board_height), positions, title)
 
 

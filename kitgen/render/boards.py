@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, translate,
@@ -11,7 +11,9 @@ from kitgen.plan.imposition import PAGE_MARGIN, Rect
 from kitgen.plan.tiling import alignment_marks, BoardLayout, Tile
 from kitgen.core.errors import UnprintableContent
 from kitgen.render.fit import DoesNotFit, Slot
-from kitgen.render.pictures import fitted_with_emoji, label_with_emoji
+from kitgen.pictures.files import Picture
+from kitgen.render.pictures import fitted_with_emoji, label_with_emoji, placed
+from kitgen.render.qr import qr_items
 from kitgen.fonts.registry import register_fonts
 from kitgen.render.markup import inline_markup
 from kitgen.render.quality import gathered
@@ -32,6 +34,8 @@ class BoardPrint:
     labels: list[str]  # one per tile
     hint: str
     where: str = "board"  # file:line:column of the board, for error messages
+    pictures: dict[str, Picture] = field(default_factory=dict)  # by the key the template's `picture` names
+    light: bool = False  # pictures as outlines (`--ink light`)
 
 
 LARGE_LABEL = 12  # a mat's part labels and, under its first part, its note, in large print (pt)
@@ -53,16 +57,49 @@ def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
     items: list[Item] = [Box(mm(3), mm(3), layout.size.width - mm(6), layout.size.height - mm(6), Stroke(1, BLACK),
                              radius=mm(4))]
     title = board.xml.find("title")
+    band = layout.title_box
+    figure = board.xml.find("figure")
+    if figure is not None:  # the picture at the left end of the title band, the QR code at its right end
+        side = band.height - mm(4)
+        picture = board.pictures.get(figure.get("key", ""))
+        if picture is not None:
+            items += _picture(picture, Rect(band.x + mm(2), band.y + mm(2), side, side), board.light)
+            band = Rect(band.x + side + mm(6), band.y, band.width - side - mm(6), band.height)
+        url = (figure.get("qr") or "").strip()
+        if url:
+            code = Rect(band.right - side - mm(2), band.y + mm(2), side, side)
+            items += qr_items(url, code, board.where)
+            band = Rect(band.x, band.y, band.width - side - mm(6), band.height)
     if title is not None:
-        items += fitted_with_emoji(inline_markup(title), Slot(clear_of_seams(layout.title_box, board.tiles), 18, bold=True),
+        items += fitted_with_emoji(inline_markup(title), Slot(clear_of_seams(band, board.tiles), 18, bold=True),
                               origin=board.where)[0]
     labels = board.xml.findall("position")
     place = Stroke(0.8, (0.25,), (4, 3))
     for index, rect in enumerate(layout.positions):
         items.append(Box(rect.x, rect.y, rect.width, rect.height, place, radius=mm(3)))
-        if index < len(labels):
-            box = Rect(rect.x, rect.y + rect.height * 0.3, rect.width, rect.height * 0.4)
-            items += fitted_with_emoji(inline_markup(labels[index]), Slot(box, 60, bold=True, color=(0.55, 0.55, 0.55)),
+        label = labels[index] if index < len(labels) else None
+        if label is None:
+            continue
+        words = bool((label.text or "").strip() or len(label))
+        picture = board.pictures.get(label.get("picture", ""))
+        url = (label.get("qr") or "").strip()
+        shown = picture is not None or bool(url)
+        if shown:  # the picture and the QR code (side by side) in the upper part of the place, the label under
+            pad = mm(3)
+            top = Rect(rect.x + pad, rect.y + rect.height * (0.4 if words else 0) + pad,
+                       rect.width - 2 * pad, rect.height * (0.6 if words else 1) - 2 * pad)
+            if picture is not None and url:
+                half = (top.width - pad) / 2
+                items += _picture(picture, Rect(top.x, top.y, half, top.height), board.light)
+                top = Rect(top.right - half, top.y, half, top.height)
+            elif picture is not None:
+                items += _picture(picture, top, board.light)
+            if url:
+                items += qr_items(url, top, f"{board.where}, place {index + 1}")
+        if words:
+            box = Rect(rect.x, rect.y + rect.height * (0.08 if shown else 0.3), rect.width,
+                       rect.height * (0.3 if shown else 0.4))
+            items += fitted_with_emoji(inline_markup(label), Slot(box, 60, bold=True, color=(0.55, 0.55, 0.55)),
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
     if note is not None and note_inside:
@@ -73,6 +110,11 @@ def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
         items += [Circle(x, y, MARK_RADIUS, pen), Line(x - 2 * MARK_RADIUS, y, x + 2 * MARK_RADIUS, y, pen),
                   Line(x, y - 2 * MARK_RADIUS, x, y + 2 * MARK_RADIUS, pen)]
     return items
+
+
+def _picture(picture: Picture, box: Rect, light: bool) -> list[Item]:
+    """A mat's picture, whole and centred in `box`, in a group of its own."""
+    return [Group(tuple(placed(picture, box, "contain", light)))]
 
 
 def clear_of_seams(box: Rect, tiles: list[Tile]) -> Rect:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from kitgen.core.display import Document, Group
@@ -10,6 +10,7 @@ from kitgen.core.errors import BuildError
 from kitgen.fonts.registry import drawn_as_pictures, missing_glyphs, register_fonts
 from kitgen.fonts.registry import bold, regular
 from kitgen.render.markup import inline_markup, plain_text
+from kitgen.pictures.files import Picture
 from kitgen.render.pictures import EMOJI_SCALE, placed
 from kitgen.pictures.emoji import emoji_picture, emoji_runs
 from kitgen.render.platypus import (Flowable, KeepInFrame, PageBreak, Paragraph, SimpleDocTemplate, ShrunkToFit, Spacer, stacked_height, Table,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 TableCommand = tuple[Any, ...]  # a table style command: ("GRID", (0, 0), (-1, -1), 0.6, (0, 0, 0))
 MARGIN = mm(15)
 BODY_SIZE = 10.5
+FRAME_PADDING = 6  # points: the padding of platypus's page frame, on each side
 COMPACT_LEADING = 1.2  # the line spacing of a page kept whole that would otherwise shrink below the body minimum
 CELL_PADDING = 6  # points: ReportLab's default left and right cell padding
 LARGE_PRINT_SCALE = 1.4  # body 14.7 pt, headings and rows to match
@@ -68,11 +70,13 @@ def _styles(scale: float, leading: float = 1.3) -> dict[str, ParagraphStyle]:
 
 class _Builder:
     """Turns the document vocabulary (h1, h2, p, small, li, banner, nameline, table, spacer,
-    pagebreak, onepage) into flowables, recording every printed text."""
+    pagebreak, onepage, copies, figure) into flowables, recording every printed text."""
 
     def __init__(self, width: float, height: float, label: str, large_print: bool = False,
-                 smallest_scale: float = 0.0) -> None:
+                 smallest_scale: float = 0.0, figures: Figures | None = None, light: bool = False) -> None:
         self.height = height
+        self.figures = figures or Figures()
+        self.light = light
         self.smallest_scale = smallest_scale  # a <onepage> shrinks no further; what needs more runs over
         self.scale = LARGE_PRINT_SCALE if large_print else 1.0
         self.styles = _styles(self.scale)
@@ -105,6 +109,10 @@ class _Builder:
                 result.append(self.box(element))
             elif tag == "qr":
                 result.append(self.qr(element))
+            elif tag == "figure":
+                result.extend(self.figure(element))
+            elif tag == "copies":
+                result.extend(self.copies(element))
             elif tag == "onepage":
                 first = len(self.text)
                 inner = self.flowables(element)
@@ -119,6 +127,35 @@ class _Builder:
                                   KeepInFrame(self.width, self.height, inner, mode="shrink"))
             else:
                 raise BuildError(f"{self.label}: template markup <{tag}> is not part of the document vocabulary")
+        return result
+
+    def copies(self, element: ET.Element) -> list[Flowable]:
+        """The `<copy>` children of a `<copies>` (which starts at the top of a page), each kept whole: as many
+        to a page as fit one under the other at their full size, a cut line (labelled with the element's `cut`)
+        between two on the same page; a copy that fits no page with another starts a page of its own (and one
+        taller than a page runs on over the next as it always has)."""
+        from xml.sax.saxutils import escape
+
+        room = self.height - 2 * FRAME_PADDING  # the frame's own padding, top and bottom
+        cut = element.get("cut", "")
+        if cut:
+            self.text.append(cut)
+        result: list[Flowable] = []
+        page: list[Flowable] = []  # the flowables on the page being filled
+        for copy in element:
+            if copy.tag != "copy":
+                raise BuildError(f"{self.label}: <copies> holds <copy> elements only, got <{copy.tag}>")
+            group = self.flowables(copy)
+            label = emoji_paragraph(f"\u2702 {escape(cut)}", self.styles["small"]) if cut else None
+            line = CutLine(self.width, label)
+            if page and stacked_height([*page, line, *group], self.width) <= room:
+                result += [line, *group]
+                page += [line, *group]
+                continue
+            if result:
+                result.append(PageBreak())
+            result += group
+            page = list(group)
         return result
 
     def compact(self, element: ET.Element, first: int) -> list[Flowable] | None:
@@ -165,6 +202,31 @@ class _Builder:
         table = Table([[code, words]], colWidths=[side + mm(4), self.width - side - mm(4)])
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
         return table
+
+    def figure(self, element: ET.Element) -> list[Flowable]:
+        """The picture of the content owner `key` (a record sheet, the rules) and a QR code of `qr` with its
+        address beside it, side by side and `size` high (default 25 mm); nothing when it has neither."""
+        from xml.sax.saxutils import escape
+
+        key, url = element.get("key", ""), (element.get("qr") or "").strip()
+        picture = self.figures.pictures.get(key)
+        if picture is None and not url:
+            return []
+        side = parse_length(element.get("size", "25mm")) * self.scale
+        where = self.figures.places.get(key, self.label)
+        cells: list[Flowable] = []
+        widths: list[float] = []
+        if picture is not None:
+            width = min(side * picture.aspect, self.width / 2)
+            cells.append(PictureBox(picture, width, min(side, width / picture.aspect), self.light))
+            widths.append(width + mm(6))
+        if url:
+            self.text.append(url)
+            cells += [QRCode(url, side, where), emoji_paragraph(escape(url), self.styles["small"])]
+            widths += [side + mm(4), self.width - sum(widths) - side - mm(4)]
+        table = Table([cells], colWidths=widths)
+        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+        return [Spacer(1, mm(2)), table, Spacer(1, mm(2))]
 
     def box(self, element: ET.Element) -> Table:
         table = Table([[self.flowables(element)]], colWidths=[self.width])
@@ -307,6 +369,62 @@ class QRCode(Flowable):
         self.canv.restoreState()
 
 
+class CutLine(Flowable):
+    """A dashed line across the page to cut two copies apart, its label (✂ cut here) in a gap at the middle."""
+
+    HEIGHT = mm(9)
+
+    def __init__(self, width: float, label: Paragraph | None) -> None:
+        super().__init__()
+        self.line_width, self.label = width, label
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        return self.line_width, self.HEIGHT
+
+    def draw(self) -> None:
+        middle, gap, label_height = self.HEIGHT / 2, 0.0, 0.0
+        if self.label is not None:
+            _, label_height = self.label.wrap(self.line_width, self.HEIGHT)
+            gap = max(self.label.getActualLineWidths0()) + mm(4)
+        self.canv.saveState()
+        self.canv.setStrokeGray(0)
+        self.canv.setLineWidth(0.6)
+        self.canv.setDash([4, 3])
+        side = (self.line_width - gap) / 2  # the dashes left and right of the label
+        self.canv.line(0, middle, side, middle)
+        if gap:
+            self.canv.line(self.line_width - side, middle, self.line_width, middle)
+        self.canv.restoreState()
+        if self.label is not None:
+            self.label.drawOn(self.canv, side + mm(2), middle - label_height / 2 + 1)
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a document's `<figure key=...>` elements print: each owner's picture, and where the owner is in the
+    content (`file:line:column: rules`), for a QR code too small to read."""
+
+    pictures: dict[str, Picture] = field(default_factory=dict)
+    places: dict[str, str] = field(default_factory=dict)
+
+
+class PictureBox(Flowable):
+    """A picture `width` × `height` points, drawn whole and centred as on cards (SVG as paths, PNG as an image)."""
+
+    def __init__(self, picture: Picture, width: float, height: float, light: bool) -> None:
+        super().__init__()
+        self.picture, self.box_width, self.box_height, self.light = picture, width, height, light
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        return self.box_width, self.box_height
+
+    def draw(self) -> None:
+        if not isinstance(self.canv, RecordingCanvas):
+            raise BuildError(f"{self.picture.name}: a picture is drawn on a recording canvas only")
+        drawn = placed(self.picture, Rect(0, 0, self.box_width, self.box_height), "contain", self.light)
+        self.canv.items.append(Group(tuple(drawn), transform=self.canv.matrix))
+
+
 class FitRowsTable(Flowable):
     """A table whose data rows take the height that fits the space left on the page, within limits."""
 
@@ -337,7 +455,7 @@ class FitRowsTable(Flowable):
 
 def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: Callable[[int], str],
                     large_print: bool = False, credits: str = "", light: bool = False,
-                    for_players: bool = False) -> RenderedDocument:
+                    for_players: bool = False, figures: Figures | None = None) -> RenderedDocument:
     """The pages of a `<doc>` element, laid out by platypus and recorded as display lists;
     `footer(page_number)` labels each page; `light`: emoji as black outlines. In a document `for_players`, a
     `<onepage>` shrinks to fit its page only down to a body size of `BODY_MINIMUM` and runs over beyond it."""
@@ -348,7 +466,7 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
                                  leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN, bottomMargin=MARGIN + mm(4),
                                  title=title, author="kitgen", creator="kitgen", initialFontName=regular())
     builder = _Builder(document.width, document.height, title, large_print,
-                       BODY_MINIMUM / BODY_SIZE if for_players else 0.0)
+                       BODY_MINIMUM / BODY_SIZE if for_players else 0.0, figures, light)
     story = builder.flowables(root)
 
     def centred(canvas: Canvas, text: str, baseline: float, size: float) -> None:

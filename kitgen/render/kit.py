@@ -11,22 +11,23 @@ from typing import Any, Callable
 import jinja2
 
 from kitgen.fonts.registry import family
-from kitgen.render.documents import render_document
+from kitgen.render.documents import Figures, render_document
 from kitgen.load.source import dotted
 from kitgen.pictures.emoji import EMOJI_CREDIT, EMOJI_SET, named_picture
 from kitgen.core.display import Path as Drawn, walk
 from kitgen.check.content import CheckedKit
 from kitgen.core.errors import ContentError, Hints, Problem
 from kitgen.load import LoadedActivity
-from kitgen.pictures.files import library_root, Picture, PictureError, read_picture
+from kitgen.pictures.files import KINDS as PICTURE_KINDS, library_root, Picture, PictureError, read_picture
 from kitgen.core.display import Document
 from kitgen.load.model import Activity, Back, CardKind, CardTable
+from kitgen.load.strict import Illustrated
 from kitgen.load.source import Location
 from kitgen.plan.imposition import corner_zones, Rect, registration_rects
 from kitgen.plan.kit import DeckFile, KitPlan, Seat, SlipPlan
 from kitgen.render.boards import BoardPrint, render_boards
 from kitgen.render.cards import Design, render_card_sheets, SheetText
-from kitgen.core.style import Style
+from kitgen.core.style import LibraryFont, Style
 from kitgen.core.cache import Shelf
 from kitgen.render.design_cache import document_key, TemplateOutputs
 from kitgen.render.markup import render_template
@@ -61,28 +62,37 @@ def root_templates(activity: Activity) -> set[str]:
 
 
 def card_pictures(loaded: LoadedActivity) -> tuple[dict[Location, Picture], list[Problem]]:
-    """Every card's and back's picture by the place of its owner, found and checked, and a located problem for
-    each that cannot be used."""
+    """Every picture of the activity by the place of its owner (cards, backs, the rules, record sheets, mats and
+    their places), found and checked, and a located problem for each that cannot be used."""
 
     root = library_root(loaded.path)
     found: dict[Location, Picture] = {}
     problems = []
     hints = Hints()
-    for d, deck in enumerate(loaded.activity.decks):
-        owners: list[tuple[Location, Back | CardKind]] = [(("decks", d, "back"), deck.back)]
+    activity = loaded.activity
+    owners: list[tuple[Location, Back | CardKind | Illustrated]] = [(("rules",), activity.rules)]
+    owners += [(("record_sheets", i), sheet) for i, sheet in enumerate(activity.record_sheets)]
+    owners += [(("boards", i), board) for i, board in enumerate(activity.boards)]
+    for d, deck in enumerate(activity.decks):
+        owners += [(("decks", d, "back"), deck.back)]
         owners += [(("decks", d, "cards", k), card) for k, card in enumerate(deck.cards)]
-        for loc, owner in owners:
-            if not (owner.image or owner.picture):
-                continue
-            key = "image" if owner.image else "picture"
-            try:
-                if owner.image:
-                    found[loc] = read_picture(owner.image, loaded.folder, root, hints)
-                elif owner.picture:
-                    found[loc] = named_picture(owner.picture, hints)
-            except PictureError as error:
-                problems.append(loaded.source.problem(loc + (key,), f"{dotted(loc + (key,))}: {error}"))
+    named: list[tuple[Location, str, bool]] = [
+        (loc + (("image",) if owner.image else ("picture",)), owner.image or owner.picture or "", bool(owner.image))
+        for loc, owner in owners if owner.image or owner.picture]
+    named += [(("boards", i, "positions", "pictures", j), name, Path(name).suffix.lower() in PICTURE_KINDS)
+              for i, board in enumerate(activity.boards) for j, name in enumerate(board.positions.pictures) if name]
+    for loc, name, is_file in named:
+        owner_loc = loc if loc[-2:-1] == ("pictures",) else loc[:-1]
+        try:
+            found[owner_loc] = read_picture(name, loaded.folder, root, hints) if is_file else named_picture(name, hints)
+        except PictureError as error:
+            problems.append(loaded.source.problem(loc, f"{dotted(loc)}: {error}"))
     return found, problems
+
+
+def picture_key(loc: Location) -> str:
+    """How a document or mat template names the picture of the owner at `loc`: `record_sheets.0`."""
+    return ".".join(str(part) for part in loc)
 
 
 @dataclass
@@ -167,6 +177,15 @@ class KitRenderer:
             if not gathered(error):
                 raise error
         return found
+
+    @cached_property
+    def figures(self) -> Figures:
+        """The pictures of the rules and the record sheets, by the key a template names them with, and where
+        each owner is in the content."""
+        owners: list[tuple[Location, str]] = [(("rules",), "rules")] + [
+            (("record_sheets", i), f"record sheet {sheet.id!r}") for i, sheet in enumerate(self.activity.record_sheets)]
+        return Figures({picture_key(loc): self.pictures[loc] for loc, _ in owners if loc in self.pictures},
+                       {picture_key(loc): self.where(loc, what) for loc, what in owners})
 
     def deck_file(self, deck_file: DeckFile) -> list[OutputFile]:
         _ = self.gettext
@@ -262,7 +281,11 @@ class KitRenderer:
         files = []
         for plan in self.plan.boards:
             board = plan.board
-            xml = render_template(self.env, "board.xml.j2", board=board, activity=self.activity)
+            number = self.activity.boards.index(board)
+            key = picture_key(("boards", number))
+            xml = render_template(self.env, "board.xml.j2", board=board, activity=self.activity, key=key)
+            pictures = {picture_key(loc): picture for loc, picture in self.pictures.items()
+                        if loc[:2] == ("boards", number)}
             prints = []
             for seat in plan.copies:
                 owner = f" · {self.seat_label(seat)}" if self.seat_label(seat) else ""
@@ -272,7 +295,7 @@ class KitRenderer:
                 prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
-                    self.where(("boards", self.activity.boards.index(board)), f"mat {board.id!r}")))
+                    self.where(("boards", number), f"mat {board.id!r}"), pictures, self.style.light))
             document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}",
                                      large_print=self.style.large_print)
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
@@ -291,13 +314,16 @@ class KitRenderer:
         suffix = f" · {adult_only}" if role is Role.HOST_KEY else ""
         title = f"{activity.title} · {label}"
         credits = " · ".join(c for c in (activity.credits, picture_credits) if c)
-        key = document_key(root, self.plan.paper, self.style, title, suffix, page_word, credits)
+        figures = self.figures
+        key = document_key(root, self.plan.paper, self.style, title, suffix, page_word, credits,
+                           sorted((name, hashlib.sha1(p.data).hexdigest()) for name, p in figures.pictures.items()))
         document = self.documents.get(key)
         if document is None:  # (platypus is imported only when a document is laid out: an edit to a card needs none)
 
             document = render_document(root, self.plan.paper, large_print=self.style.large_print, title=title,
                                        footer=lambda n: f"{title}{suffix} · {page_word} {n}", credits=credits,
-                                       light=self.style.light, for_players=role is Role.SHEETS).document
+                                       light=self.style.light, for_players=role is Role.SHEETS,
+                                       figures=figures).document
             self.documents.put(key, document)
         return OutputFile(Path(self.file_name(role.value)), role, len(document.pages), document=document)
 
@@ -316,6 +342,9 @@ class KitRenderer:
                 "print_shop": sheet.print_shop, "cutter": sheet.cutter, "cricut": style.cricut,
                 "cut_lines": style.cut_lines, "ink": style.ink, "large_print": style.large_print,
                 "back_offset": ",".join(f"{to_mm(v):g}" for v in style.back_offset),
+                "font": style.font.name if isinstance(style.font, LibraryFont) else "",
+                "font_licence": f"fonts/{style.font.licence.name}" if isinstance(style.font, LibraryFont)
+                and style.font.licence else "",
                 **(self.cutter_facts() if sheet.cutter else {})}
 
     def cutter_facts(self) -> dict[str, str]:

@@ -66,14 +66,16 @@ def templates_used(dirs: list[Path], roots: set[str]) -> dict[str, str]:
 
 
 def input_record(content_files: list[Path], templates: dict[str, str], language: str, options: dict[str, Any],
-                 catalog_folders: tuple[Path, ...] = ()) -> dict[str, Any]:
+                 catalog_folders: tuple[Path, ...] = (), absent_files: tuple[Path, ...] = ()) -> dict[str, Any]:
     """Everything whose change must rebuild the kit (content files with their spreadsheets, templates, fonts, the
-    language's catalogs in the library and in kitgen), as plain JSON data."""
+    language's catalogs in the library and in kitgen), as plain JSON data; `absent_files` may not exist yet
+    (a library font's licence or bold file): one added since rebuilds the kit."""
 
     files = [*content_files, *(Path(p) for p in templates.values()), *sorted(FONT_DIR.glob("*.ttf"))]
     files += catalog_files(language, catalog_folders)
 
     absent = [path for folder in catalog_folders for path in catalog_candidates(folder, language) if not path.is_file()]
+    absent += [path for path in absent_files if not path.is_file()]
     return {
         "kitgen": __version__,
         "options": options,
