@@ -222,7 +222,7 @@ class _Builder:
             widths.append(width + mm(6))
         if url:
             self.text.append(url)
-            cells += [QRCode(url, side, where), emoji_paragraph(escape(url), self.styles["small"])]
+            cells += [QRCode(url, side, where), emoji_paragraph(escape(url), self.styles["p"])]
             widths += [side + mm(4), self.width - sum(widths) - side - mm(4)]
         table = Table([cells], colWidths=widths)
         table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
