@@ -21,6 +21,7 @@ from typing import TypeVar
 
 import pdfplumber
 import pypdf
+import pypdfium2
 import pytest
 from pypdf.generic import ContentStream
 
@@ -241,11 +242,15 @@ def options_kit(activity: str, language: str | None = None, **options: object) -
 
 @lru_cache(maxsize=None)
 def _plain_text(path: str, mtime_ns: int) -> str:
-    return "\n".join(page.extract_text() for page in pypdf.PdfReader(path).pages)
+    document = pypdfium2.PdfDocument(path)  # PDFium's text, lines kept: many times quicker than pypdf's
+    try:
+        return "\n".join(page.get_textpage().get_text_range().replace("\r\n", "\n") for page in document)
+    finally:
+        document.close()
 
 
 def plain_text(path: Path) -> str:
-    """pypdf's text of every page, lines kept (cached per file version)."""
+    """The text of every page, lines kept (cached per file version)."""
     return _plain_text(str(path), path.stat().st_mtime_ns)
 
 
