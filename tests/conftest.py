@@ -5,6 +5,7 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 """
 from __future__ import annotations
 
+import compileall
 import hashlib
 import os
 import pickle
@@ -47,6 +48,13 @@ ACTIVITY = "growing-discard"
 GROWING = CONTENT / f"{ACTIVITY}.yaml"
 PAPERS = ("a4", "letter")
 MM_PER_PT = 25.4 / 72
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """kitgen's modules compiled once for the run: with PYTHONDONTWRITEBYTECODE set (as on many CI machines) no
+    process writes them, so every kitgen a test starts would compile the whole package again (0.1 s each)."""
+    if not hasattr(config, "workerinput"):  # the run's first process, before its workers start
+        compileall.compile_dir(REPO / "kitgen", quiet=1)
 
 
 def kitgen_env(folder: Path, **extra: str) -> dict[str, str]:
