@@ -14,6 +14,7 @@ Tests of how a process starts (imports, interpreter flags, the console script) k
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import json
 import os
 import resource
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,6 +46,7 @@ def _child(request: dict[str, Any]) -> int:
     os.dup2(os.open(request["out"], os.O_WRONLY), 1)
     os.dup2(os.open(request["err"], os.O_WRONLY), 2)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    faulthandler.enable(file=sys.__stderr__ if sys.__stderr__ is not None else sys.stderr)  # SIGABRT: the stacks
     from kitgen.cli import main
     code: object = 0
     try:
@@ -80,13 +83,20 @@ def _serve() -> None:
                 status = _child(request)
             finally:
                 os._exit(status)
-        print(json.dumps({"pid": pid}), file=reply)
+        print(json.dumps({"id": request["id"], "pid": pid}), file=reply)
         _, status, usage = os.wait4(pid, 0)
         code = os.waitstatus_to_exitcode(status)
-        print(json.dumps({"code": code, "peak": usage.ru_maxrss * 1024}), file=reply)
+        print(json.dumps({"id": request["id"], "code": code, "peak": usage.ru_maxrss * 1024}), file=reply)
 
 
 # --------------------------------------------------------------------------- the test side
+
+class Hung(subprocess.TimeoutExpired):
+    """A run the hang guard stopped; its message ends with what the run printed, its stacks last."""
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}; its last output:\n{self.stderr}"
+
 
 class Completed(subprocess.CompletedProcess):
     """A finished run, with `peak`: the largest resident set of the process in bytes (a worker's, if larger)."""
@@ -106,13 +116,30 @@ def _started() -> subprocess.Popen[str]:
     return _helper
 
 
-def _reply(stream: IO[str], seconds: float | None) -> dict[str, Any]:
-    if seconds is not None and not select.select([stream], [], [], seconds)[0]:
-        raise TimeoutError
-    line = stream.readline()
-    if not line:
-        raise RuntimeError("the kitgen fork helper stopped")
-    return json.loads(line)
+_requests = 0  # the runs asked for so far: each reply names the run it is for
+
+
+def _reply(stream: IO[str], seconds: float | None, request: int, key: str) -> dict[str, Any]:
+    """The helper's reply holding `key` for run `request`; a late reply for an earlier run is read past."""
+    deadline = None if seconds is None else time.monotonic() + seconds
+    while True:
+        if deadline is not None and not select.select([stream], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            raise TimeoutError
+        line = stream.readline()
+        if not line:
+            raise RuntimeError("the kitgen fork helper stopped")
+        reply: dict[str, Any] = json.loads(line)
+        if reply.get("id") == request and key in reply:
+            return reply
+
+
+def _restart() -> None:
+    """Drop a helper that did not answer in time (the next run starts a new one): its later replies are lost."""
+    global _helper
+    if _helper is not None:
+        _helper.kill()
+        _helper.wait()
+    _helper = None
 
 
 def run(args: list[str], *, cwd: Path | str, env: dict[str, str] | None = None, timeout: float | None = None,
@@ -121,19 +148,32 @@ def run(args: list[str], *, cwd: Path | str, env: dict[str, str] | None = None, 
     helper = _started()
     assert helper.stdin is not None and helper.stdout is not None
     with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as err:
-        request = {"args": [str(a) for a in args], "cwd": str(cwd), "env": dict(os.environ if env is None else env),
-                   "memory": memory, "out": out.name, "err": err.name}
+        global _requests
+        _requests += 1
+        number = _requests
+        request = {"id": number, "args": [str(a) for a in args], "cwd": str(cwd),
+                   "env": dict(os.environ if env is None else env), "memory": memory, "out": out.name, "err": err.name}
         helper.stdin.write(json.dumps(request) + "\n")
-        pid = _reply(helper.stdout, 60)["pid"]
         try:
-            done = _reply(helper.stdout, timeout)
-        except TimeoutError:  # the hang guard: kill the run, then read its status so the next run reads its own
+            pid = _reply(helper.stdout, 120, number, "pid")["pid"]
+        except TimeoutError:  # the helper did not even fork: start a new one for the next run
+            _restart()
+            raise subprocess.TimeoutExpired(["kitgen", *args], 120) from None
+        try:
+            done = _reply(helper.stdout, timeout, number, "code")
+        except TimeoutError:  # the hang guard: the run's stacks (SIGABRT), then kill it and read its status
             try:
+                os.kill(pid, signal.SIGABRT)
+                time.sleep(1)
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:  # it ended as the guard ran out: its status is on its way
                 pass
-            _reply(helper.stdout, 60)
-            raise subprocess.TimeoutExpired(["kitgen", *args], timeout or 0) from None
+            try:
+                _reply(helper.stdout, 60, number, "code")
+            except TimeoutError:
+                _restart()
+            stacks = Path(err.name).read_text("utf-8", "replace")[-6000:]
+            raise Hung(["kitgen", *args], timeout or 0, stderr=stacks) from None
         try:
             os.killpg(pid, signal.SIGKILL)  # any worker the run left behind
         except ProcessLookupError:
