@@ -104,14 +104,16 @@ class Completed(subprocess.CompletedProcess):
     peak: int = 0
 
 
-_helper: subprocess.Popen[str] | None = None
+_helper: subprocess.Popen[bytes] | None = None
+_pending = bytearray()  # what the helper wrote that no reply has taken yet
 
 
-def _started() -> subprocess.Popen[str]:
+def _started() -> subprocess.Popen[bytes]:
     global _helper
     if _helper is None or _helper.poll() is not None:
         _helper = subprocess.Popen([sys.executable, str(HERE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   text=True, bufsize=1, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+                                   bufsize=0, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+        _pending.clear()
         atexit.register(_helper.kill)
     return _helper
 
@@ -119,16 +121,24 @@ def _started() -> subprocess.Popen[str]:
 _requests = 0  # the runs asked for so far: each reply names the run it is for
 
 
-def _reply(stream: IO[str], seconds: float | None, request: int, key: str) -> dict[str, Any]:
-    """The helper's reply holding `key` for run `request`; a late reply for an earlier run is read past."""
+def _reply(stream: IO[bytes], seconds: float | None, request: int, key: str) -> dict[str, Any]:
+    """The helper's reply holding `key` for run `request`; a late reply for an earlier run is read past.
+
+    The pipe is read unbuffered, into `_pending`: a buffered reader may already hold the next reply when
+    `select` says the pipe is empty (a quick run's two replies arrive together), and the wait would never end."""
     deadline = None if seconds is None else time.monotonic() + seconds
     while True:
-        if deadline is not None and not select.select([stream], [], [], max(0.0, deadline - time.monotonic()))[0]:
-            raise TimeoutError
-        line = stream.readline()
-        if not line:
-            raise RuntimeError("the kitgen fork helper stopped")
-        reply: dict[str, Any] = json.loads(line)
+        while b"\n" not in _pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([stream], [], [], left)[0]:
+                raise TimeoutError
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                raise RuntimeError("the kitgen fork helper stopped")
+            _pending.extend(chunk)
+        end = _pending.index(b"\n")
+        reply: dict[str, Any] = json.loads(_pending[:end])
+        del _pending[:end + 1]
         if reply.get("id") == request and key in reply:
             return reply
 
@@ -153,7 +163,9 @@ def run(args: list[str], *, cwd: Path | str, env: dict[str, str] | None = None, 
         number = _requests
         request = {"id": number, "args": [str(a) for a in args], "cwd": str(cwd),
                    "env": dict(os.environ if env is None else env), "memory": memory, "out": out.name, "err": err.name}
-        helper.stdin.write(json.dumps(request) + "\n")
+        data = memoryview((json.dumps(request) + "\n").encode())
+        while data:  # (an unbuffered pipe may take a long request in parts)
+            data = data[helper.stdin.write(data) or 0:]
         try:
             pid = _reply(helper.stdout, 120, number, "pid")["pid"]
         except TimeoutError:  # the helper did not even fork: start a new one for the next run

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from _pytest.outcomes import Failed, Skipped
 
+import forked
 from conftest import TooMuchWork, counted_lines, lines_run, require_tool
 
 
@@ -31,3 +32,19 @@ def test_lines_run_counts_kitgen_lines_only_and_stops_past_its_limit():
     with pytest.raises(TooMuchWork), counted_lines(limit=5):
         for _ in range(10):
             mm(1)
+
+
+def test_two_replies_of_the_fork_helper_that_arrive_together_are_both_read(tmp_path):
+    """A quick run's pid and status reach the test process in one read: the second must not wait for the pipe
+    (it did, with a buffered reader: 60 s, then every later run read the reply of the one before)."""
+    import os
+
+    read, write = os.pipe()
+    os.write(write, b'{"id": 7, "pid": 123}\n{"id": 7, "code": 0, "peak": 1}\n')
+    with os.fdopen(read, "rb", buffering=0) as stream:
+        forked._pending.clear()
+        assert forked._reply(stream, 2, 7, "pid")["pid"] == 123
+        assert forked._reply(stream, 2, 7, "code")["code"] == 0
+        os.write(write, b'{"id": 7, "code": 0}\n{"id": 8, "pid": 5}\n')  # a late reply of run 7 is read past
+        assert forked._reply(stream, 2, 8, "pid")["pid"] == 5
+    os.close(write)
