@@ -30,7 +30,7 @@ decks:
   - id: animals
     name: Animals
     back: {title: Animals}
-    cards: {file: animals.csv, data: [habitat]}
+    cards: {file: animals.csv, data: [habitat], card: {caption: "Lives in: {{ habitat }}"}}
 """
 HEADINGS = "id,name,name_fr,text,text_fr,habitat,habitat_fr"
 ROWS = ["cat,Cat,Chat,It purrs by the fire.,Il ronronne près du feu.,house,maison",
@@ -69,6 +69,9 @@ def test_the_french_edition_takes_its_cards_from_the_fr_columns_and_the_english_
     assert "It hoots at night." in french  # the empty text_fr cell: the English text
     for text in ("It purrs by the fire.", "It swims all day.", "It jumps in the pond."):
         assert text not in french
+    for english_word, french_word in (("house", "maison"), ("wood", "bois"), ("pond", "étang")):  # habitat_fr
+        assert f"Lives in: {french_word}" in french and f"Lives in: {english_word}" in english
+        assert english_word not in french and french_word not in english
     for text in ENGLISH:
         assert text in english, text
     for text in FRENCH:

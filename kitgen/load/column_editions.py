@@ -68,9 +68,11 @@ class ColumnEditions:
             close = hints.close(base, choices)
             hint = f"did you mean {close + '_' + language!r}? " if close else ""
             return True, (f"the column {heading!r} translates {base!r}, which is no card field or data column; {hint}"
-                          f"expected FIELD_{language} for a card field or a data column FIELD")
+                          f"expected a card field or a column listed under data: before '_{language}', such as "
+                          f"'text_{language}'")
         if not known:
-            close = hints.close(heading, [f"{base}_{other}" for other in self.languages])
+            alike = [other for other in self.languages if any(a == b for a, b in zip(other, language))]
+            close = hints.close(heading, [f"{base}_{other}" for other in alike])  # (fe → fr; xx → none)
             hint = f"did you mean {close!r}? " if close else ""
             return True, (f"the column {heading!r} is for the language {language!r}, which has no catalog; {hint}"
                           f"expected one of: {', '.join(base + '_' + other for other in self.languages)} "
