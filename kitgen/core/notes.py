@@ -22,6 +22,7 @@ class NoteKind(str, Enum):
     PAGE_EMPTY = "page-empty"  # a page more than two-thirds empty
     FACE_BOTTOM_EMPTY = "face-bottom-empty"  # a card face with nothing in its bottom third
     TYPED_NUMBER = "typed-number"  # a number typed into a player's text that repeats a card's data
+    UNTRANSLATED_CELL = "untranslated-cell"  # a spreadsheet's FIELD_LL column with empty cells, printed untranslated
     ENCODING = "encoding"  # a spreadsheet saved as plain "CSV" (Windows' Western European), not UTF-8
     FONT_LICENCE = "font-licence"  # a font of the library's fonts/ folder with no licence file beside it
     OTHER = "other"
@@ -45,6 +46,8 @@ _COUNTED: dict[NoteKind, tuple[str, str]] = {
     NoteKind.FACE_BOTTOM_EMPTY: ("card face with an empty bottom third", "card faces with an empty bottom third"),
     NoteKind.TYPED_NUMBER: ("number typed where a card's data should be printed",
                             "numbers typed where a card's data should be printed"),
+    NoteKind.UNTRANSLATED_CELL: ("spreadsheet column with untranslated cells",
+                                 "spreadsheet columns with untranslated cells"),
     NoteKind.ENCODING: ("spreadsheet not saved as UTF-8", "spreadsheets not saved as UTF-8"),
     NoteKind.FONT_LICENCE: ("font without a licence file", "fonts without a licence file"),
     NoteKind.OTHER: ("other", "other"),

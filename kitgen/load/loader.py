@@ -15,6 +15,7 @@ from kitgen.load.problems import validation_problems
 from kitgen.load.editions import edition_file, edition_languages, language_of
 from kitgen.load.spreadsheets import expand_tables, has_tables
 from kitgen.load.yaml_source import read_yaml
+from kitgen.locale import available_languages, library_locale
 from kitgen.load.source import Location, SourceMap
 
 @dataclass(frozen=True)
@@ -67,8 +68,6 @@ def _mapping(data: Any, path: Path) -> dict[str, Any]:
 
 def _library_catalogs(path: Path) -> tuple[Path, ...]:
     """The library's `locale/` beside its `content/`, for an activity file in content/ or in a folder of it."""
-    from kitgen.locale import library_locale
-
     return tuple(folder for base in (path.parent, path.parent.parent) for folder in library_locale(base)
                  if folder.is_dir())
 
@@ -102,7 +101,8 @@ def load_activity(path: Path, language: str | None = None, *, gather: bool = Fal
     unread: frozenset[Location] = frozenset()
     notes: tuple[Note, ...] = ()
     if has_tables(data):
-        expanded = expand_tables(data, source, path.parent)
+        expanded = expand_tables(data, source, path.parent, language_of(data),
+                                 available_languages(_library_catalogs(path)))
         data, source, tables, problems, unread = (expanded.data, expanded.source, expanded.files, expanded.problems,
                                                   expanded.unread)
         notes = expanded.notes

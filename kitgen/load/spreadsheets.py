@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from kitgen.core.errors import ContentError, display_path, Hints, Problem
 from kitgen.core.notes import Note, NoteKind
+from kitgen.load.column_editions import column_target, ColumnEditions
 from kitgen.load.cells import cell_count, cell_datum, cell_text, column_letters, column_number, slug
 from kitgen.load.csv_text import decode, sniff_delimiter
 from kitgen.load.placeholders import expand, on_cards, unfilled
@@ -206,6 +207,8 @@ class _Expansion:
     files: list[Path] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    language: str = "en"  # the edition being built: its FIELD_LL columns replace FIELD's values
+    languages: list[str] = field(default_factory=lambda: ["en"])  # those with a catalog
 
     def at(self, loc: Location, message: str, *, key: bool = False) -> Problem:
         return self.source.problem(loc, message, key=key)
@@ -305,6 +308,7 @@ class _Expansion:
         choices = fields + [d for d in declared if d not in headings]  # once: what an unknown heading may mean
         filled = _filled_columns(table) if "" in headings else set()
         hints = Hints()
+        editions = ColumnEditions(self.language, self.languages)
         targets: list[tuple[str, ...] | None] = []
         seen: dict[str, int] = {}
         for number, heading in enumerate(table.headers, 1):
@@ -321,13 +325,12 @@ class _Expansion:
                 self.problems.append(table.problem(table.header_row, number, f"the heading {heading!r} is also "
                                                    f"column {column_letters(seen[heading])}, expected each once"))
             else:
-                mapped = str(renames.get(heading, heading))
-                if mapped in fields:
-                    target = (mapped,)
-                elif heading in wanted or mapped.startswith("data."):
-                    target = ("data", mapped[5:] if mapped.startswith("data.") else mapped)
-                else:
-                    target = None
+                target = column_target(heading, renames, fields, wanted)
+                translation, wrong = (False, None) if target else editions.heading(
+                    heading, number, lambda base: column_target(base, renames, fields, wanted), choices, hints)
+                if wrong:
+                    self.problems.append(table.problem(table.header_row, number, wrong))
+                elif target is None and not translation:
                     close = hints.close(heading, choices)
                     hint = f"did you mean {close!r}? " if close else ""
                     self.problems.append(table.problem(
@@ -369,16 +372,7 @@ class _Expansion:
             for number, (target, value) in enumerate(zip(targets, cells), 1):  # (ignored columns: no target)
                 if target is None or value == "" or value is None:
                     continue
-                if target == ("picture",) and table.sheet is None and LOST.fullmatch(str(value)):
-                    lost.append((row, number))  # an emoji a spreadsheet program saving "CSV" turned into '?'
-                    continue
-                self._control(table, row, number, value)
-                if target[0] == "data":
-                    data[target[1]] = cell_datum(value)
-                    self._place(here + target, table, row, number)
-                else:
-                    card[target[0]] = cell_count(value) if target[0] == "count" else cell_text(value)
-                    self._place(here + target, table, row, number)
+                self._fill(card, data, here, target, table, row, number, value, lost)
             card.setdefault("count", 1)
             for key in ("id", "name"):  # the template's `name: "{{ a }} × {{ b }}"` is filled from the row now
                 if key not in named and isinstance(card.get(key), str) and "{" in card[key]:
@@ -400,11 +394,20 @@ class _Expansion:
                 self.source.cells[here + ("id",)] = self.source.cells[here + ("name",)]
             elif ids is not None:
                 self._give_id(card, ids, len(cards) + 1, given, here)
+            translated = editions.apply(cells, row, card, data)  # (after the ids: the same in every edition)
+            for each in translated:
+                self._fill(card, data, here, each.target, table, row, each.number, cells[each.number - 1], lost)
+            if translated and "name" not in named and "{" in str(defaults.get("name", "")):
+                try:  # a name made from translated data
+                    card["name"] = expand(str(defaults["name"]), data)
+                except Exception:
+                    pass  # (the name made from the base columns is kept)
             if data or "data" in defaults:
                 card["data"] = data
                 self.source.values.setdefault(here + ("data",), self.source.values[here])
             cards.append(card)
         self._encoding(table, lost)
+        self.notes += editions.notes(table.where)
         for (key, why), count in unfilled_rows.items():
             where = loc + ("card", key)
             self.problems.append(self.at(where, f"{dotted(where)}: the {key} cannot be filled from the rows: "
@@ -415,6 +418,19 @@ class _Expansion:
             self.problems.append(table.problem(table.header_row or 1, None, "no rows below the headings, expected "
                                                "one row per card"))
         return cards
+
+    def _fill(self, card: dict[str, Any], data: dict[str, Any], here: Location, target: tuple[str, ...], table: Table,
+              row: int, number: int, value: Any, lost: list[tuple[int, int]]) -> None:
+        """The card's value `target` from the cell at (`row`, `number`)."""
+        if target == ("picture",) and table.sheet is None and LOST.fullmatch(str(value)):
+            lost.append((row, number))  # an emoji a spreadsheet program saving "CSV" turned into '?'
+            return
+        self._control(table, row, number, value)
+        if target[0] == "data":
+            data[target[1]] = cell_datum(value)
+        else:
+            card[target[0]] = cell_count(value) if target[0] == "count" else cell_text(value)
+        self._place(here + target, table, row, number)
 
     def _give_id(self, card: dict[str, Any], ids: str, ordinal: int, given: set[str], here: Location) -> None:
         """`ids: name`: the card's name as an id, lower case with '-' (Polar bear → polar-bear), a name already
@@ -578,15 +594,18 @@ class Expanded:
     notes: tuple[Note, ...] = ()  # what the quality report should say of them (a CSV not saved as UTF-8)
 
 
-def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path) -> Expanded:
+def expand_tables(data: dict[str, Any], source: SourceMap, folder: Path, language: str = "en",
+                  languages: list[str] | None = None) -> Expanded:
     """`data` with every spreadsheet reference replaced by the rows it names; the source map then also knows each
-    cell. `data` and `source` (shared, cached) are not modified: what changes is copied. A problem of one sheet
+    cell. The rows are those of the `language` edition: a column `FIELD_<language>` replaces FIELD's values
+    (`languages`: those a column may be headed with, each having a catalog). `data` and `source` (shared, cached) are not modified: what changes is copied. A problem of one sheet
     (a heading, a row) does not stop the others, or the rest of the rows, from being read."""
     if not has_tables(data):
         return Expanded(data, source, [], [])
     unread: set[Location] = set()
     expansion = _Expansion(SourceMap(source.file, dict(source.values), dict(source.keys), dict(source.cells),
-                                     dict(source.templates)), folder)
+                                     dict(source.templates)), folder, language=language,
+                            languages=languages or ["en"])
     data = dict(data)
     if isinstance(data.get("decks"), list):
         data["decks"] = list(data["decks"])
