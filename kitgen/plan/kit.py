@@ -8,7 +8,7 @@ from kitgen.core.errors import PlanError
 from kitgen.load.model import Activity, Board, Slip
 from kitgen.plan import card_sheets, CardSheet, Grid
 from kitgen.plan.imposition import impose, Sheet
-from kitgen.plan.tiling import BOARD_TITLE, board_layout, BoardLayout, FIGURE_TITLE, tile, Tile
+from kitgen.plan.tiling import BoardLayout, place_mat, Tile
 from kitgen.core.units import CardSize, PAPER_SIZES, PaperSize, parse_card_size
 
 
@@ -55,6 +55,7 @@ class BoardPlan:
     layout: BoardLayout
     tiles: list[Tile]
     copies: list[Seat]  # one printed board per seat (player 0: one per kit)
+    page: PaperSize  # the sheet it is printed on: the kit's paper, or that paper turned landscape
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,10 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
     boards = []
     for board in activity.boards:
         p = board.positions
-        band = FIGURE_TITLE if board.qr or board.picture or board.image else BOARD_TITLE
-        layout = board_layout(p.columns, p.rows, p.width, p.height, p.gap, band)
-        boards.append(BoardPlan(board, layout, tile(layout.size, paper),
-                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers]))
+        placed = place_mat(p.columns, p.rows, p.width, p.height, p.gap, paper, board.orientation,
+                           figure=bool(board.qr or board.picture or board.image))
+        boards.append(BoardPlan(board, placed.layout, placed.tiles,
+                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers], placed.page))
     return KitPlan(paper, grid, decks, slips, boards, seats, kits, per_paper(card, sheet))
 
 

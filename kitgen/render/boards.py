@@ -54,10 +54,13 @@ def _board(board: BoardPrint, note_inside: bool = True) -> list[Item]:
 
 def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
     layout = board.layout
-    items: list[Item] = [Box(mm(3), mm(3), layout.size.width - mm(6), layout.size.height - mm(6), Stroke(1, BLACK),
-                             radius=mm(4))]
+    inset, radius = (mm(1), mm(3)) if layout.compact else (mm(3), mm(4))
+    items: list[Item] = [Box(inset, inset, layout.size.width - 2 * inset, layout.size.height - 2 * inset,
+                             Stroke(1, BLACK), radius=radius)]
     title = board.xml.find("title")
     band = layout.title_box
+    if layout.compact and any(board.labels):  # the right part of the band is the owner's (drawn on each page)
+        band = Rect(band.x, band.y, band.width - owner_box(layout).width - mm(3), band.height)
     figure = board.xml.find("figure")
     if figure is not None:  # the picture at the left end of the title band, the QR code at its right end
         side = band.height - mm(4)
@@ -103,13 +106,22 @@ def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
     if note is not None and note_inside:
-        band = clear_of_seams(Rect(mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5)), board.tiles)
+        band = Rect(layout.title_box.x, mm(1.5), layout.title_box.width, mm(4)) if layout.compact else Rect(
+            mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5))
+        band = clear_of_seams(band, board.tiles)
         items += fitted_with_emoji(inline_markup(note), Slot(band, 9, min_size=6), origin=board.where)[0]
     pen = Stroke(0.4, BLACK)
     for x, y in alignment_marks(layout.size, board.tiles):
         items += [Circle(x, y, MARK_RADIUS, pen), Line(x - 2 * MARK_RADIUS, y, x + 2 * MARK_RADIUS, y, pen),
                   Line(x, y - 2 * MARK_RADIUS, x, y + 2 * MARK_RADIUS, pen)]
     return items
+
+
+def owner_box(layout: BoardLayout) -> Rect:
+    """A narrow mat's owner label (player, kit): the right third of its title band, in board coordinates."""
+    band = layout.title_box
+    width = band.width / 3
+    return Rect(band.right - width, band.y + mm(1), width, band.height - mm(2))
 
 
 def _picture(picture: Picture, box: Rect, light: bool) -> list[Item]:
@@ -129,7 +141,7 @@ def _note_below(board: BoardPrint, page: PaperSize) -> list[Item] | None:
     """Large print: the mat's note at 12 pt or more in the free page under its first part, below that part's
     label; None when it does not fit there (the note then stays inside the mat, at the size that fits)."""
     note = board.xml.find("note")
-    if note is None or not board.tiles:
+    if note is None or not board.tiles or board.layout.compact:  # a narrow mat fills its sheet
         return None
     ox, oy = board.tiles[0].origin
     top = oy - LARGE_BAND - mm(1)  # right under the part's label
@@ -174,7 +186,13 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str,
                 top = oy + window.height - half
                 items.append(Line(ox, top, ox + window.width, top, trim))
             words = f"{label} · {board.hint}" if board.hint else label
-            if large_print:
+            if board.layout.compact:  # the owner at the right end of the title band
+                if words:
+                    box = owner_box(board.layout)
+                    size = LARGE_LABEL if large_print else 10
+                    items += label_with_emoji(words, Slot(Rect(ox + box.x, oy + box.y, box.width, box.height), size,
+                                                          align="right", min_size=size if large_print else 5))
+            elif large_print:
                 room = max(mm(8), min(LARGE_BAND, oy - mm(4)))  # a full-height part leaves only its 8 mm band
                 band = Rect(ox, oy - room, page.width - 2 * ox, room - mm(1))
                 items += label_with_emoji(words, Slot(band, LARGE_LABEL, align="left", min_size=LARGE_LABEL))
