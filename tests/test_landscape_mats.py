@@ -23,10 +23,13 @@ A4_LANDSCAPE = (841.89, 595.28)  # pt
 TOL_PT = 0.01
 
 
-def _mat(orientation: str | None, columns: int, rows: int, width: float, height: float, gap: float) -> str:
+def _mat(orientation: str | None, fit: bool, columns: int, rows: int, width: float, height: float,
+         gap: float) -> str:
     lines = ["boards:", "  - id: table", "    title: My table", "    per_player: false"]
     if orientation:
         lines.append(f"    orientation: {orientation}")
+    if fit:
+        lines.append("    fit: page")
     lines += ["    positions:", f"      columns: {columns}", f"      rows: {rows}", f"      width: {width}mm",
               f"      height: {height}mm", f"      gap: {gap}mm",
               f"      labels: [{', '.join('ABCDEFGH'[:columns * rows])}]",
@@ -36,12 +39,12 @@ def _mat(orientation: str | None, columns: int, rows: int, width: float, height:
 
 @lru_cache(maxsize=None)
 def _kit(folder: str, orientation: str | None, paper: str = "a4",
-         places: tuple[int, int, float, float, float] = (4, 2, *POKER, 6)) -> BuildResult:
+         places: tuple[int, int, float, float, float] = (4, 2, *POKER, 6), fit: bool = False) -> BuildResult:
     root = Path(folder)
     content = root / "content"
     content.mkdir(parents=True)
     text = small_activity("mat", "Mat test", "A tiny activity with a mat.") + "      - {id: a, count: 1}\n"
-    (content / "mat.yaml").write_text(text + _mat(orientation, *places), encoding="utf-8")
+    (content / "mat.yaml").write_text(text + _mat(orientation, fit, *places), encoding="utf-8")
     return build("mat", BuildOptions(paper=paper, out_dir=root / "out"), Library.open(content))
 
 
@@ -134,3 +137,49 @@ def test_auto_turns_a_mat_only_when_that_saves_sheets_and_the_librarys_mats_stay
         upright = tile(board_layout(p["columns"], p["rows"], *size, gap, FIGURE_TITLE if figure else BOARD_TITLE).size,
                        sheet)
         assert not placed.landscape and len(placed.tiles) == len(upright), (name, board["id"])
+
+
+# --- fit: page ---------------------------------------------------------------------------------------------------
+
+BIG = (4, 2, 66.0, 92.0, 6.0)  # 290 × 206 mm in the narrow frame: a little too big for A4 on its side (287 × 200)
+
+
+def test_a_mat_a_little_too_big_keeps_its_place_size_and_is_printed_in_parts(tmp_path: Path):
+    result = _kit(str(tmp_path), None, places=BIG)
+    mat = _file(result, "mat")
+    with pdfplumber.open(mat) as pdf:
+        assert len(pdf.pages) > 1
+        whole = [b for page in pdf.pages for b in _dashed_boxes(page)
+                 if pt_to_mm(b[2] - b[0]) > 65 and pt_to_mm(b[3] - b[1]) > 91]
+    assert whole and all(pt_to_mm(x1 - x0) == pytest.approx(66, abs=0.05)
+                         and pt_to_mm(b - t) == pytest.approx(92, abs=0.05) for x0, t, x1, b in whole)
+    assert " % of its size" not in pypdf.PdfReader(_file(result, "print-guide")).pages[0].extract_text()
+
+
+def test_fit_page_prints_a_mat_a_little_too_big_smaller_on_one_sheet_and_the_guide_says_how_much(tmp_path: Path):
+    result = _kit(str(tmp_path), None, places=BIG, fit=True)
+    mat = _file(result, "mat")
+    reader = pypdf.PdfReader(mat)
+    assert len(reader.pages) == 1
+    assert (float(reader.pages[0].mediabox.width), float(reader.pages[0].mediabox.height)) == pytest.approx(
+        A4_LANDSCAPE, abs=TOL_PT)
+    with pdfplumber.open(mat) as pdf:
+        page = pdf.pages[0]
+        places = _dashed_boxes(page)
+        assert len(places) == 8
+        for x0, top, x1, bottom in places:  # 97 %: the largest whole percent that fits 200 mm of 206
+            assert pt_to_mm(x1 - x0) == pytest.approx(66 * 0.97, abs=0.05)
+            assert pt_to_mm(bottom - top) == pytest.approx(92 * 0.97, abs=0.05)
+        ink = page.chars + page.curves + page.rects + page.lines
+        assert all(PAGE_MARGIN - TOL_PT <= o["x0"] and o["x1"] <= page.width - PAGE_MARGIN + TOL_PT
+                   and PAGE_MARGIN - TOL_PT <= o["top"] and o["bottom"] <= page.height - PAGE_MARGIN + TOL_PT
+                   for o in ink)
+    guide = " ".join(pypdf.PdfReader(_file(result, "print-guide")).pages[0].extract_text().split())
+    assert "one-sided, landscape; the mat is printed at 97 % of its size to fit one sheet" in guide, guide
+
+
+def test_fit_page_refuses_a_mat_it_would_shrink_below_half_at_its_fit_line(tmp_path: Path):
+    with pytest.raises(Exception) as refused:
+        _kit(str(tmp_path), None, places=(4, 2, 160, 170, 6), fit=True)
+    message = str(refused.value)
+    assert "mat.yaml:" in message and "boards[0].fit" in message and "expected at least 50 %" in message, message

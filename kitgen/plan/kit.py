@@ -56,6 +56,7 @@ class BoardPlan:
     tiles: list[Tile]
     copies: list[Seat]  # one printed board per seat (player 0: one per kit)
     page: PaperSize  # the sheet it is printed on: the kit's paper, or that paper turned landscape
+    scale: float = 1.0  # `fit: page`: drawn this much smaller, on one sheet
 
 
 @dataclass(frozen=True)
@@ -103,12 +104,16 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
         copies = slip.copies * (len(seats) if slip.per_player else kits)
         slips.append(SlipPlan(slip, slip_grid, card_sheets(list(range(copies)), slip_grid)))
     boards = []
-    for board in activity.boards:
+    for index, board in enumerate(activity.boards):
         p = board.positions
-        placed = place_mat(p.columns, p.rows, p.width, p.height, p.gap, paper, board.orientation,
-                           figure=bool(board.qr or board.picture or board.image))
+        try:
+            placed = place_mat(p.columns, p.rows, p.width, p.height, p.gap, paper, board.orientation,
+                               figure=bool(board.qr or board.picture or board.image), fit=board.fit == "page")
+        except ValueError as error:
+            raise PlanError(str(error), ("boards", index, "fit")) from None
         boards.append(BoardPlan(board, placed.layout, placed.tiles,
-                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers], placed.page))
+                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers], placed.page,
+                                placed.scale))
     return KitPlan(paper, grid, decks, slips, boards, seats, kits, per_paper(card, sheet))
 
 

@@ -17,6 +17,7 @@ FIGURE_TITLE = mm(34)  # the title band of a mat with a picture or a QR code bes
 # below the places for the note; its owner's label goes into the title band, not under the mat
 COMPACT_SIDE, COMPACT_TOP, COMPACT_TITLE, COMPACT_BOTTOM = mm(4), mm(2), mm(8), mm(6)
 Orientation = Literal["auto", "portrait", "landscape"]
+MIN_FIT_SCALE = 0.5  # `fit: page` prints a mat smaller down to half its size, no smaller
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,11 @@ class MatPlacement:
     layout: BoardLayout
     page: PaperSize
     tiles: list[Tile]
+    scale: float = 1.0  # `fit: page`: the mat drawn this much smaller (a whole percent), its tile's window whole
+
+    @property
+    def percent(self) -> int:
+        return round(self.scale * 100)
 
     @property
     def landscape(self) -> bool:
@@ -79,11 +85,13 @@ class MatPlacement:
 
 
 def place_mat(columns: int, rows: int, width: float, height: float, gap: float, paper: PaperSize,
-              orientation: Orientation = "auto", figure: bool = False) -> MatPlacement:
+              orientation: Orientation = "auto", figure: bool = False, fit: bool = False) -> MatPlacement:
     """The placement with the fewest sheets, portrait before landscape and the ordinary frame before the
     narrow one on a tie. A mat whose ordinary frame needs several sheets but whose places fit one sheet in the
     narrow frame (`compact`) is printed on that one sheet, centred; a mat with a picture or a QR code in its
-    title band keeps its tall band (a QR code must stay large enough to scan)."""
+    title band keeps its tall band (a QR code must stay large enough to scan). `fit`: a mat that still needs
+    several sheets is drawn smaller on one, at the largest whole percent that fits (ValueError below
+    MIN_FIT_SCALE)."""
     pages = {"portrait": [portrait(paper)], "landscape": [landscape(paper)],
              "auto": [portrait(paper), landscape(paper)]}[orientation]
     layout = board_layout(columns, rows, width, height, gap, FIGURE_TITLE if figure else BOARD_TITLE)
@@ -96,7 +104,29 @@ def place_mat(columns: int, rows: int, width: float, height: float, gap: float, 
             if w <= page.width - 2 * PAGE_MARGIN + 1e-6 and h <= page.height - 2 * PAGE_MARGIN + 1e-6:
                 origin = ((page.width - w) / 2, (page.height - h) / 2)
                 options.append(MatPlacement(narrow, page, [Tile(1, 0, 0, Rect(0, 0, w, h), origin)]))
-    return min(options, key=lambda option: len(option.tiles))  # the first of the fewest
+    best = min(options, key=lambda option: len(option.tiles))  # the first of the fewest
+    if not fit or len(best.tiles) == 1:
+        return best
+    scaled = max((_scaled(layout if figure else board_layout(columns, rows, width, height, gap, compact=True), page)
+                  for page in pages), key=lambda option: option.scale)  # the first of the largest
+    if scaled.scale < MIN_FIT_SCALE:
+        raise ValueError(f"the mat would print at {scaled.percent} % of its size on one sheet, expected at least "
+                         f"{round(MIN_FIT_SCALE * 100)} %; make its places smaller, or leave out fit: page to "
+                         "print it in parts")
+    return scaled
+
+
+def _scaled(layout: BoardLayout, page: PaperSize) -> MatPlacement:
+    """The whole mat on one page at the largest whole percent that fits inside the margins (and the label band
+    under an ordinary frame); a narrow frame centred, an ordinary one at the top left as its parts are."""
+    w, h = layout.size
+    room_height = page.height - 2 * PAGE_MARGIN - (0 if layout.compact else LABEL_BAND)
+    scale = math.floor(min((page.width - 2 * PAGE_MARGIN) / w, room_height / h, 1) * 100 + 1e-9) / 100
+    if layout.compact:
+        origin = ((page.width - scale * w) / 2, (page.height - scale * h) / 2)
+    else:
+        origin = (PAGE_MARGIN, page.height - PAGE_MARGIN - scale * h)
+    return MatPlacement(layout, page, [Tile(1, 0, 0, Rect(0, 0, w, h), origin)], scale)
 
 
 def _steps(length: float, window: float) -> int:

@@ -5,8 +5,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, translate,
-                                 Use)
+from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, Use)
 from kitgen.plan.imposition import PAGE_MARGIN, Rect
 from kitgen.plan.tiling import alignment_marks, BoardLayout, Tile
 from kitgen.core.errors import UnprintableContent
@@ -36,6 +35,7 @@ class BoardPrint:
     where: str = "board"  # file:line:column of the board, for error messages
     pictures: dict[str, Picture] = field(default_factory=dict)  # by the key the template's `picture` names
     light: bool = False  # pictures as outlines (`--ink light`)
+    scale: float = 1.0  # `fit: page`: the whole mat drawn this much smaller on one page
 
 
 LARGE_LABEL = 12  # a mat's part labels and, under its first part, its note, in large print (pt)
@@ -176,8 +176,9 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str,
         for tile_, label in zip(board.tiles, board.labels):
             ox, oy = tile_.origin
             window = tile_.window
-            items: list[Item] = [Group((Use(names[key]),), translate(ox - window.x, oy - window.y),
-                                       Clip(ox, oy, window.width, window.height))]
+            s = board.scale
+            items: list[Item] = [Group((Use(names[key]),), (s, 0.0, 0.0, s, ox - s * window.x, oy - s * window.y),
+                                       Clip(ox, oy, s * window.width, s * window.height))]
             # the dashed line lies inside the part, its outer edge on the trim: the margin cut away is blank
             half = trim.width / 2
             if tile_.column > 0:  # trim this edge, then lay the part over its left neighbour
@@ -188,9 +189,10 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str,
             words = f"{label} · {board.hint}" if board.hint else label
             if board.layout.compact:  # the owner at the right end of the title band
                 if words:
-                    box = owner_box(board.layout)
+                    box, s = owner_box(board.layout), board.scale
                     size = LARGE_LABEL if large_print else 10
-                    items += label_with_emoji(words, Slot(Rect(ox + box.x, oy + box.y, box.width, box.height), size,
+                    items += label_with_emoji(words, Slot(Rect(ox + s * box.x, oy + s * box.y, s * box.width,
+                                                               s * box.height), size,
                                                           align="right", min_size=size if large_print else 5))
             elif large_print:
                 room = max(mm(8), min(LARGE_BAND, oy - mm(4)))  # a full-height part leaves only its 8 mm band

@@ -297,7 +297,7 @@ class KitRenderer:
                 prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
-                    self.where(("boards", number), f"mat {board.id!r}"), pictures, self.style.light))
+                    self.where(("boards", number), f"mat {board.id!r}"), pictures, self.style.light, plan.scale))
             document = render_boards(prints, plan.page, title=f"{self.activity.title} · {board.title}",
                                      large_print=self.style.large_print)
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
@@ -425,7 +425,8 @@ class KitRenderer:
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
             player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
             totals=self.totals(files), picture_credits=picture_credits(files), shop=shop_facts(files),
-            mat_landscape=[plan.page.width > plan.page.height for plan in self.plan.boards])
+            mat_pages=[{"landscape": plan.page.width > plan.page.height, "percent": round(plan.scale * 100)}
+                       for plan in self.plan.boards])
 
 
 def _mm(points: float) -> str:
