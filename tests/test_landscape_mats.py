@@ -39,13 +39,14 @@ def _mat(orientation: str | None, fit: bool, columns: int, rows: int, width: flo
 
 @lru_cache(maxsize=None)
 def _kit(folder: str, orientation: str | None, paper: str = "a4",
-         places: tuple[int, int, float, float, float] = (4, 2, *POKER, 6), fit: bool = False) -> BuildResult:
+         places: tuple[int, int, float, float, float] = (4, 2, *POKER, 6), fit: bool = False,
+         large_print: bool = False) -> BuildResult:
     root = Path(folder)
     content = root / "content"
     content.mkdir(parents=True)
     text = small_activity("mat", "Mat test", "A tiny activity with a mat.") + "      - {id: a, count: 1}\n"
     (content / "mat.yaml").write_text(text + _mat(orientation, fit, *places), encoding="utf-8")
-    return build("mat", BuildOptions(paper=paper, out_dir=root / "out"), Library.open(content))
+    return build("mat", BuildOptions(paper=paper, out_dir=root / "out", large_print=large_print), Library.open(content))
 
 
 def _file(result: BuildResult, role: str) -> Path:
@@ -97,6 +98,18 @@ def test_orientation_portrait_keeps_the_mat_in_parts_on_upright_sheets(tmp_path:
     assert "part 1 of 2" in reader.pages[0].extract_text() and "part 2 of 2" in reader.pages[1].extract_text()
     guide = pypdf.PdfReader(_file(result, "print-guide")).pages[0].extract_text()
     assert "landscape" not in guide and "trim and glue the parts" in guide
+
+
+def test_in_large_print_the_mat_keeps_its_ordinary_frame_and_every_word_at_12_pt(tmp_path: Path):
+    """The narrow frame has no room for a 12 pt note: in large print the mat is printed in parts as before."""
+    result = _kit(str(tmp_path), None, large_print=True)
+    with pdfplumber.open(_file(result, "mat")) as pdf:
+        assert len(pdf.pages) > 1
+        small = {(c["text"], round(c["size"], 1)) for page in pdf.pages for c in page.chars
+                 if c["text"].strip() and c["size"] < 12 - 0.01}
+        text = " ".join(page.extract_text() for page in pdf.pages)
+    assert not small, sorted(small)[:10]
+    assert "Put one card on each place." in " ".join(text.split())
 
 
 def test_a_mat_that_fits_us_letter_on_its_side_is_one_11_by_8_5_inch_sheet(tmp_path: Path):

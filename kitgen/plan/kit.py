@@ -82,8 +82,10 @@ def _refs(activity: Activity, indexes: list[int], kits: list[int]) -> list[CardR
             for _ in range(kind.count)]
 
 
-def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1, sheet: Sheet = Sheet()) -> KitPlan:
-    """Everything the renderer draws for `kits` numbered kits, as plain data; nothing is drawn here."""
+def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1, sheet: Sheet = Sheet(),
+             narrow_mats: bool = True) -> KitPlan:
+    """Everything the renderer draws for `kits` numbered kits, as plain data; nothing is drawn here. Without
+    `narrow_mats` (large print: the narrow frame has no room for a 12 pt note) a mat keeps its ordinary frame."""
     grid = impose(paper, card, sheet)
     numbers = [0] if kits == 1 else list(range(1, kits + 1))
     seats = [Seat(kit, player) for kit in numbers for player in range(1, activity.players.max + 1)]
@@ -108,7 +110,8 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
         p = board.positions
         try:
             placed = place_mat(p.columns, p.rows, p.width, p.height, p.gap, paper, board.orientation,
-                               figure=bool(board.qr or board.picture or board.image), fit=board.fit == "page")
+                               figure=bool(board.qr or board.picture or board.image), fit=board.fit == "page",
+                               narrow=narrow_mats)
         except ValueError as error:
             raise PlanError(str(error), ("boards", index, "fit")) from None
         boards.append(BoardPlan(board, placed.layout, placed.tiles,

@@ -85,29 +85,30 @@ class MatPlacement:
 
 
 def place_mat(columns: int, rows: int, width: float, height: float, gap: float, paper: PaperSize,
-              orientation: Orientation = "auto", figure: bool = False, fit: bool = False) -> MatPlacement:
+              orientation: Orientation = "auto", figure: bool = False, fit: bool = False,
+              narrow: bool = True) -> MatPlacement:
     """The placement with the fewest sheets, portrait before landscape and the ordinary frame before the
     narrow one on a tie. A mat whose ordinary frame needs several sheets but whose places fit one sheet in the
     narrow frame (`compact`) is printed on that one sheet, centred; a mat with a picture or a QR code in its
-    title band keeps its tall band (a QR code must stay large enough to scan). `fit`: a mat that still needs
-    several sheets is drawn smaller on one, at the largest whole percent that fits (ValueError below
-    MIN_FIT_SCALE)."""
+    title band (a QR code must stay large enough to scan), or placed without `narrow`, keeps its ordinary
+    frame. `fit`: a mat that still needs several sheets is drawn smaller on one, at the largest whole percent
+    that fits (ValueError below MIN_FIT_SCALE)."""
     pages = {"portrait": [portrait(paper)], "landscape": [landscape(paper)],
              "auto": [portrait(paper), landscape(paper)]}[orientation]
     layout = board_layout(columns, rows, width, height, gap, FIGURE_TITLE if figure else BOARD_TITLE)
     options = []
     for page in pages:
         options.append(MatPlacement(layout, page, tile(layout.size, page)))
-        if len(options[-1].tiles) > 1 and not figure:
-            narrow = board_layout(columns, rows, width, height, gap, compact=True)
-            w, h = narrow.size
+        if len(options[-1].tiles) > 1 and narrow and not figure:
+            thin = board_layout(columns, rows, width, height, gap, compact=True)
+            w, h = thin.size
             if w <= page.width - 2 * PAGE_MARGIN + 1e-6 and h <= page.height - 2 * PAGE_MARGIN + 1e-6:
                 origin = ((page.width - w) / 2, (page.height - h) / 2)
-                options.append(MatPlacement(narrow, page, [Tile(1, 0, 0, Rect(0, 0, w, h), origin)]))
+                options.append(MatPlacement(thin, page, [Tile(1, 0, 0, Rect(0, 0, w, h), origin)]))
     best = min(options, key=lambda option: len(option.tiles))  # the first of the fewest
     if not fit or len(best.tiles) == 1:
         return best
-    scaled = max((_scaled(layout if figure else board_layout(columns, rows, width, height, gap, compact=True), page)
+    scaled = max((_scaled(layout if figure or not narrow else board_layout(columns, rows, width, height, gap, compact=True), page)
                   for page in pages), key=lambda option: option.scale)  # the first of the largest
     if scaled.scale < MIN_FIT_SCALE:
         raise ValueError(f"the mat would print at {scaled.percent} % of its size on one sheet, expected at least "
