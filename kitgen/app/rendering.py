@@ -99,7 +99,8 @@ def _plan(loaded: LoadedActivity, resolved: ResolvedOptions, size_from_content: 
     """The kit's plan; a size from the content that cannot fit the paper is a located content error."""
 
     try:
-        return plan_kit(loaded.activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet)
+        return plan_kit(loaded.activity, resolved.paper, resolved.card, resolved.kits, resolved.sheet,
+                        narrow_mats=not resolved.style.large_print)
     except PlanError as error:
         loc = error.loc or (("card_size",) if size_from_content else None)
         if loc is None:

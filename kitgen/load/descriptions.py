@@ -279,6 +279,10 @@ FIELDS: dict[str, dict[str, str]] = {
         "picture": "A picture from the built-in emoji set, by its name (hedgehog) or as the emoji itself, "
                    "printed at the left end of the title band.",
         "qr": "A web address (http:// or https://) printed as a QR code at the right end of the title band.",
+        "orientation": "How the sheets lie: portrait, landscape, or auto (default), whichever needs fewer sheets, "
+                       "portrait when both need the same.",
+        "fit": "page: a mat a little too big for one sheet is printed smaller on one sheet (the print guide says "
+               "by how much) instead of in parts to glue; without it the places keep their size.",
     },
     "Slip": {
         "id": "The slip's id; with several slips, each goes to a file of its own.",

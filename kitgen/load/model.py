@@ -410,13 +410,15 @@ class PositionGrid(Strict):
 
 
 class Board(Illustrated):
-    """A mat larger than the paper, tiled across sheets with an overlap strip."""
+    """A mat of labelled places: on one sheet (portrait or landscape) when it fits, else tiled across sheets."""
 
     id: Id
     title: Name
     positions: PositionGrid
     note: Text | None = None
     per_player: bool = True
+    orientation: Literal["auto", "portrait", "landscape"] = "auto"
+    fit: Literal["page"] | None = None  # `page`: scaled down to one sheet when it is a little too big
 
 
 class Slip(Strict):

@@ -8,7 +8,7 @@ from kitgen.core.errors import PlanError
 from kitgen.load.model import Activity, Board, Slip
 from kitgen.plan import card_sheets, CardSheet, Grid
 from kitgen.plan.imposition import impose, Sheet
-from kitgen.plan.tiling import BOARD_TITLE, board_layout, BoardLayout, FIGURE_TITLE, tile, Tile
+from kitgen.plan.tiling import BoardLayout, place_mat, Tile
 from kitgen.core.units import CardSize, PAPER_SIZES, PaperSize, parse_card_size
 
 
@@ -55,6 +55,8 @@ class BoardPlan:
     layout: BoardLayout
     tiles: list[Tile]
     copies: list[Seat]  # one printed board per seat (player 0: one per kit)
+    page: PaperSize  # the sheet it is printed on: the kit's paper, or that paper turned landscape
+    scale: float = 1.0  # `fit: page`: drawn this much smaller, on one sheet
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,10 @@ def _refs(activity: Activity, indexes: list[int], kits: list[int]) -> list[CardR
             for _ in range(kind.count)]
 
 
-def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1, sheet: Sheet = Sheet()) -> KitPlan:
-    """Everything the renderer draws for `kits` numbered kits, as plain data; nothing is drawn here."""
+def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1, sheet: Sheet = Sheet(),
+             narrow_mats: bool = True) -> KitPlan:
+    """Everything the renderer draws for `kits` numbered kits, as plain data; nothing is drawn here. Without
+    `narrow_mats` (large print: the narrow frame has no room for a 12 pt note) a mat keeps its ordinary frame."""
     grid = impose(paper, card, sheet)
     numbers = [0] if kits == 1 else list(range(1, kits + 1))
     seats = [Seat(kit, player) for kit in numbers for player in range(1, activity.players.max + 1)]
@@ -102,12 +106,17 @@ def plan_kit(activity: Activity, paper: PaperSize, card: CardSize, kits: int = 1
         copies = slip.copies * (len(seats) if slip.per_player else kits)
         slips.append(SlipPlan(slip, slip_grid, card_sheets(list(range(copies)), slip_grid)))
     boards = []
-    for board in activity.boards:
+    for index, board in enumerate(activity.boards):
         p = board.positions
-        band = FIGURE_TITLE if board.qr or board.picture or board.image else BOARD_TITLE
-        layout = board_layout(p.columns, p.rows, p.width, p.height, p.gap, band)
-        boards.append(BoardPlan(board, layout, tile(layout.size, paper),
-                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers]))
+        try:
+            placed = place_mat(p.columns, p.rows, p.width, p.height, p.gap, paper, board.orientation,
+                               figure=bool(board.qr or board.picture or board.image), fit=board.fit == "page",
+                               narrow=narrow_mats)
+        except ValueError as error:
+            raise PlanError(str(error), ("boards", index, "fit")) from None
+        boards.append(BoardPlan(board, placed.layout, placed.tiles,
+                                [s for s in seats] if board.per_player else [Seat(k, 0) for k in numbers], placed.page,
+                                placed.scale))
     return KitPlan(paper, grid, decks, slips, boards, seats, kits, per_paper(card, sheet))
 
 

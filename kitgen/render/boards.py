@@ -5,8 +5,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, translate,
-                                 Use)
+from kitgen.core.display import (BLACK, Box, Circle, Clip, Document, Form, Group, Item, Line, Page, Stroke, Use)
 from kitgen.plan.imposition import PAGE_MARGIN, Rect
 from kitgen.plan.tiling import alignment_marks, BoardLayout, Tile
 from kitgen.core.errors import UnprintableContent
@@ -36,6 +35,7 @@ class BoardPrint:
     where: str = "board"  # file:line:column of the board, for error messages
     pictures: dict[str, Picture] = field(default_factory=dict)  # by the key the template's `picture` names
     light: bool = False  # pictures as outlines (`--ink light`)
+    scale: float = 1.0  # `fit: page`: the whole mat drawn this much smaller on one page
 
 
 LARGE_LABEL = 12  # a mat's part labels and, under its first part, its note, in large print (pt)
@@ -54,10 +54,13 @@ def _board(board: BoardPrint, note_inside: bool = True) -> list[Item]:
 
 def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
     layout = board.layout
-    items: list[Item] = [Box(mm(3), mm(3), layout.size.width - mm(6), layout.size.height - mm(6), Stroke(1, BLACK),
-                             radius=mm(4))]
+    inset, radius = (mm(1), mm(3)) if layout.compact else (mm(3), mm(4))
+    items: list[Item] = [Box(inset, inset, layout.size.width - 2 * inset, layout.size.height - 2 * inset,
+                             Stroke(1, BLACK), radius=radius)]
     title = board.xml.find("title")
     band = layout.title_box
+    if layout.compact and any(board.labels):  # the right part of the band is the owner's (drawn on each page)
+        band = Rect(band.x, band.y, band.width - owner_box(layout).width - mm(3), band.height)
     figure = board.xml.find("figure")
     if figure is not None:  # the picture at the left end of the title band, the QR code at its right end
         side = band.height - mm(4)
@@ -103,13 +106,22 @@ def _board_parts(board: BoardPrint, note_inside: bool = True) -> list[Item]:
                                   origin=f"{board.where}, place {index + 1}")[0]
     note = board.xml.find("note")
     if note is not None and note_inside:
-        band = clear_of_seams(Rect(mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5)), board.tiles)
+        band = Rect(layout.title_box.x, mm(1.5), layout.title_box.width, mm(4)) if layout.compact else Rect(
+            mm(8), mm(3.5), layout.size.width - mm(16), mm(4.5))
+        band = clear_of_seams(band, board.tiles)
         items += fitted_with_emoji(inline_markup(note), Slot(band, 9, min_size=6), origin=board.where)[0]
     pen = Stroke(0.4, BLACK)
     for x, y in alignment_marks(layout.size, board.tiles):
         items += [Circle(x, y, MARK_RADIUS, pen), Line(x - 2 * MARK_RADIUS, y, x + 2 * MARK_RADIUS, y, pen),
                   Line(x, y - 2 * MARK_RADIUS, x, y + 2 * MARK_RADIUS, pen)]
     return items
+
+
+def owner_box(layout: BoardLayout) -> Rect:
+    """A narrow mat's owner label (player, kit): the right third of its title band, in board coordinates."""
+    band = layout.title_box
+    width = band.width / 3
+    return Rect(band.right - width, band.y + mm(1), width, band.height - mm(2))
 
 
 def _picture(picture: Picture, box: Rect, light: bool) -> list[Item]:
@@ -129,7 +141,7 @@ def _note_below(board: BoardPrint, page: PaperSize) -> list[Item] | None:
     """Large print: the mat's note at 12 pt or more in the free page under its first part, below that part's
     label; None when it does not fit there (the note then stays inside the mat, at the size that fits)."""
     note = board.xml.find("note")
-    if note is None or not board.tiles:
+    if note is None or not board.tiles or board.layout.compact:  # a narrow mat fills its sheet
         return None
     ox, oy = board.tiles[0].origin
     top = oy - LARGE_BAND - mm(1)  # right under the part's label
@@ -164,8 +176,9 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str,
         for tile_, label in zip(board.tiles, board.labels):
             ox, oy = tile_.origin
             window = tile_.window
-            items: list[Item] = [Group((Use(names[key]),), translate(ox - window.x, oy - window.y),
-                                       Clip(ox, oy, window.width, window.height))]
+            s = board.scale
+            items: list[Item] = [Group((Use(names[key]),), (s, 0.0, 0.0, s, ox - s * window.x, oy - s * window.y),
+                                       Clip(ox, oy, s * window.width, s * window.height))]
             # the dashed line lies inside the part, its outer edge on the trim: the margin cut away is blank
             half = trim.width / 2
             if tile_.column > 0:  # trim this edge, then lay the part over its left neighbour
@@ -174,7 +187,14 @@ def render_boards(boards: Sequence[BoardPrint], page: PaperSize, *, title: str,
                 top = oy + window.height - half
                 items.append(Line(ox, top, ox + window.width, top, trim))
             words = f"{label} · {board.hint}" if board.hint else label
-            if large_print:
+            if board.layout.compact:  # the owner at the right end of the title band
+                if words:
+                    box, s = owner_box(board.layout), board.scale
+                    size = LARGE_LABEL if large_print else 10
+                    items += label_with_emoji(words, Slot(Rect(ox + s * box.x, oy + s * box.y, s * box.width,
+                                                               s * box.height), size,
+                                                          align="right", min_size=size if large_print else 5))
+            elif large_print:
                 room = max(mm(8), min(LARGE_BAND, oy - mm(4)))  # a full-height part leaves only its 8 mm band
                 band = Rect(ox, oy - room, page.width - 2 * ox, room - mm(1))
                 items += label_with_emoji(words, Slot(band, LARGE_LABEL, align="left", min_size=LARGE_LABEL))

@@ -292,11 +292,13 @@ class KitRenderer:
                 labels = [f"{board.title}{owner}" + (" · " + _("part %(n)d of %(total)d") % {
                           "n": t.number, "total": len(plan.tiles)} if len(plan.tiles) > 1 else "")
                           for t in plan.tiles]  # a mat on one sheet is no "part 1 of 1"
+                if plan.layout.compact:  # the owner alone, in the title band beside the title
+                    labels = [self.seat_label(seat)]
                 prints.append(BoardPrint(xml, plan.layout, plan.tiles, labels, _(
                     "Trim the later parts along the dashed line, lay each over its neighbour so the ⊕ marks "
                     "meet, and glue.") if len(plan.tiles) > 1 else "",
-                    self.where(("boards", number), f"mat {board.id!r}"), pictures, self.style.light))
-            document = render_boards(prints, self.plan.paper, title=f"{self.activity.title} · {board.title}",
+                    self.where(("boards", number), f"mat {board.id!r}"), pictures, self.style.light, plan.scale))
+            document = render_boards(prints, plan.page, title=f"{self.activity.title} · {board.title}",
                                      large_print=self.style.large_print)
             name = self.file_name("mat", len(self.activity.boards) > 1, board.id)
             files.append(OutputFile(Path(name), Role.MAT, len(document.pages), document=document))
@@ -422,7 +424,9 @@ class KitRenderer:
             card_count=main.cards if main else 0, card_sheets=len(main.sheets) if main else 0,
             card_mm=(round(to_mm(grid.card.width), 1), round(to_mm(grid.card.height), 1)),
             player_count=len(self.plan.seats), kit_count=self.plan.kits, printing=self.printing(),
-            totals=self.totals(files), picture_credits=picture_credits(files), shop=shop_facts(files))
+            totals=self.totals(files), picture_credits=picture_credits(files), shop=shop_facts(files),
+            mat_pages=[{"landscape": plan.page.width > plan.page.height, "percent": round(plan.scale * 100)}
+                       for plan in self.plan.boards])
 
 
 def _mm(points: float) -> str:
