@@ -356,6 +356,17 @@ def watched_saves(kitgen: list[str], content: Path, activity: str, out: Path, re
     return walls
 
 
+def _serving_a_copy(folder: Path, kitgen: list[str]) -> tuple[Path, str, subprocess.Popen[str]]:
+    """`kitgen serve growing-discard` over a copy of the library in `folder`: the activity's file, its text, and
+    the serving process."""
+    content = folder / "content"
+    shutil.copytree(builtin_root() / "content", content)
+    source = content / "growing-discard.yaml"
+    process = subprocess.Popen(kitgen + ["serve", "growing-discard", "--content", str(content)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
+    return source, source.read_text(encoding="utf-8"), process
+
+
 def serve_case(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
     """`kitgen serve growing-discard`: from saving an edit to the page refreshed, as a browser does it: the
     server's push received, the page fetched again and every picture it names that was not fetched before
@@ -370,12 +381,7 @@ def serve_case(work: Path, kitgen: list[str], repeat: int) -> list[dict]:
     import threading
     import urllib.request
 
-    content = work / "served" / "content"
-    shutil.copytree(builtin_root() / "content", content)
-    source = content / "growing-discard.yaml"
-    original = source.read_text(encoding="utf-8")
-    process = subprocess.Popen(kitgen + ["serve", "growing-discard", "--content", str(content)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
+    source, original, process = _serving_a_copy(work / "served", kitgen)
     rows = []
     try:
         for line in process.stdout:  # type: ignore[union-attr]
@@ -446,12 +452,7 @@ def browser_serve_case(work: Path, kitgen: list[str]) -> tuple[list[dict], list[
         return [], ["Chromium row skipped: playwright is not installed (pip install -e '.[test]')"]
     if chromium is None:
         return [], ["Chromium row skipped: no chromium on PATH (the Debian package chromium)"]
-    content = work / "served-in-chromium" / "content"
-    shutil.copytree(builtin_root() / "content", content)
-    source = content / "growing-discard.yaml"
-    original = source.read_text(encoding="utf-8")
-    process = subprocess.Popen(kitgen + ["serve", "growing-discard", "--content", str(content)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_sigint_default)
+    source, original, process = _serving_a_copy(work / "served-in-chromium", kitgen)
     loaded = ("() => { const i = [...document.querySelectorAll('section.file img')].slice(0, 4);"
               " return i.length === 4 && i.every(x => x.complete && x.naturalWidth > 0); }")
     walls = []

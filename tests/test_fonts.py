@@ -55,20 +55,30 @@ def built(tmp_path: Path, text: str, **options) -> dict[str, Path]:
     return {f.path.name.removeprefix("words-"): f.path for f in result.files}
 
 
-def font_names(pdf: Path) -> set[str]:
-    """The base name (subset tag removed) of every font the file's pages and forms use."""
-    names: set[str] = set()
+def embedded_fonts(pdf: Path) -> dict[str, bool]:
+    """Base font name (subset tag removed) → whether its font file is embedded, for every font of the pages and
+    of the forms they draw."""
+    found: dict[str, bool] = {}
 
     def collect(resources) -> None:
         resources = resources.get_object() if resources is not None else {}
         for font in resources.get("/Font", {}).values():
-            names.add(str(font.get_object()["/BaseFont"]).split("+")[-1])
+            font = font.get_object()
+            descendants = font.get("/DescendantFonts")
+            descriptor = (descendants[0].get_object() if descendants else font).get("/FontDescriptor")
+            descriptor = descriptor.get_object() if descriptor is not None else {}
+            found[str(font["/BaseFont"]).split("+")[-1]] = "/FontFile2" in descriptor
         for xobject in resources.get("/XObject", {}).values():
             collect(xobject.get_object().get("/Resources"))
 
     for page in pypdf.PdfReader(pdf).pages:
         collect(page.get("/Resources"))
-    return names
+    return found
+
+
+def font_names(pdf: Path) -> set[str]:
+    """The base name (subset tag removed) of every font the file's pages and forms use."""
+    return set(embedded_fonts(pdf))
 
 
 def test_emoji_in_a_rule_prints_as_a_vector_picture_the_size_of_the_text(tmp_path: Path):

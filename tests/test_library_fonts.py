@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pdfplumber
-import pypdf
 import pytest
 from click.testing import CliRunner
 
@@ -18,6 +17,8 @@ from kitgen.cli import main
 from kitgen.core.errors import ContentError
 from kitgen.core.notes import NoteKind
 from kitgen.load.library import Library
+
+from test_fonts import embedded_fonts
 
 FONTS = Path(__file__).resolve().parent.parent / "kitgen" / "fonts"
 ACTIVITY = """\
@@ -50,27 +51,6 @@ def library(tmp_path: Path, font: str = "Handy", licence: bool = True) -> Librar
         shutil.copyfile(FONTS / "LICENSE-AtkinsonHyperlegible.txt", content / "fonts" / "OFL.txt")
     (content / "words.yaml").write_text(ACTIVITY.format(font=font), encoding="utf-8")
     return Library.open(content)
-
-
-def embedded_fonts(pdf: Path) -> dict[str, bool]:
-    """Base font name (subset tag removed) → whether its font file is embedded, for every font of the pages and
-    of the forms they draw."""
-    found: dict[str, bool] = {}
-
-    def collect(resources) -> None:
-        resources = resources.get_object() if resources is not None else {}
-        for font in resources.get("/Font", {}).values():
-            font = font.get_object()
-            descendants = font.get("/DescendantFonts")
-            descriptor = (descendants[0].get_object() if descendants else font).get("/FontDescriptor")
-            descriptor = descriptor.get_object() if descriptor is not None else {}
-            found[str(font["/BaseFont"]).split("+")[-1]] = "/FontFile2" in descriptor
-        for xobject in resources.get("/XObject", {}).values():
-            collect(xobject.get_object().get("/Resources"))
-
-    for page in pypdf.PdfReader(pdf).pages:
-        collect(page.get("/Resources"))
-    return found
 
 
 def test_a_library_font_prints_every_text_embedded_under_its_name(tmp_path: Path):
