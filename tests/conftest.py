@@ -38,6 +38,11 @@ except ImportError:  # Windows: no lock, see _locked
 
 T = TypeVar("T")
 
+# the test modules' rewritten bytecode is kept in tests/__pycache__ even where PYTHONDONTWRITEBYTECODE is set
+# (as on many CI machines): pytest rewrites the asserts of all 80 modules otherwise in every process of every
+# run, about 3 s of CPU each
+sys.dont_write_bytecode = False
+
 # compiled templates go to a cache of this test session's own, never the user's
 os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")
 
