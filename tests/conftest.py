@@ -6,6 +6,7 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 from __future__ import annotations
 
 import compileall
+import gc
 import hashlib
 import os
 import pickle
@@ -42,6 +43,10 @@ T = TypeVar("T")
 # (as on many CI machines): pytest rewrites the asserts of all 80 modules otherwise in every process of every
 # run, about 3 s of CPU each
 sys.dont_write_bytecode = False
+
+# the collector at the settings of the kitgen command (kitgen/cli/__init__.py), in every test process too,
+# whether or not a test has imported the command line yet
+gc.set_threshold(50_000, 20, 100)
 
 # compiled templates go to a cache of this test session's own, never the user's
 os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")
