@@ -7,6 +7,7 @@ draw the same sheets (measured in the PDFs they make), and that the derived figu
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -123,3 +124,23 @@ def test_the_table_prints_the_paired_ratios_against_typst(capsys: pytest.Capture
     print_table([], [], [f"kitgen ÷ Typst, 200 cards: wall {ratio_text([4.0, 2.0, 3.0])}"])
     assert capsys.readouterr().out.splitlines()[-1] == \
         "kitgen ÷ Typst, 200 cards: wall 3.00× (2.00–4.00; pairs: 4.00, 2.00, 3.00)"
+
+
+@pytest.mark.slow  # a smoke run of the paired rows: the ratios are printed, never asserted (speed lives in the benchmark)
+def test_the_paired_typst_rows_run_and_print_their_ratios(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """One pair (kitgen, then Typst) of each deck, as `python -m benchmarks.bench --typst-only` runs five: both
+    compile, Typst's PDF has every sheet, and a ratio line is printed for each deck. Under CI=true a missing
+    typst package (the `bench` extra, which .ci/run installs) is a failure, elsewhere a skip."""
+    from benchmarks.bench import typst_available, typst_pairs, warm_cache
+
+    if not typst_available():
+        message = "the typst package is not installed (pip install -e '.[bench]')"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(message)
+        pytest.skip(message)
+    kitgen = [sys.executable, "-m", "kitgen"]
+    rows, lines = typst_pairs(tmp_path, kitgen, 1, warm_cache(tmp_path, kitgen))
+    assert [(row["case"], row["pages"]) for row in rows] == [("200 cards, Typst", 46), ("2,000 cards, Typst", 446)]
+    assert [line.split(":")[0] for line in lines] == ["kitgen ÷ Typst, 200 cards", "kitgen ÷ Typst, 2,000 cards"]
+    with capsys.disabled():
+        print_table(rows, [], lines)
