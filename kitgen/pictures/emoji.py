@@ -3,6 +3,7 @@ sequence or by name, with "did you mean" for a name that is not there."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import unicodedata
 from functools import lru_cache
@@ -42,7 +43,7 @@ def _emoji_files() -> frozenset[str]:
     folder = _emoji_dir()
     if folder is None:
         return frozenset()
-    return frozenset(p[:-4] for p in (entry.name for entry in folder.iterdir()) if p.endswith(".svg"))
+    return frozenset(name[:-4] for name in os.listdir(folder) if name.endswith(".svg"))  # 13,000 names: no Paths
 
 
 def _key(sequence: str) -> str:
@@ -166,6 +167,23 @@ def every_picture_name() -> dict[str, str]:
     return names
 
 
+def _by_unicode_name(wanted: str) -> str | None:
+    """The file key `picture_names()` gives `wanted` or `wanted face` when that is the exact Unicode name of one
+    character the set draws, found without building the table of every name; else None (then the table
+    decides: an alias, a name spelled with '-', a sequence)."""
+    if wanted in ALIASES:
+        return None
+    for candidate in (wanted, f"{wanted} face"):
+        try:
+            char = unicodedata.lookup(candidate)
+        except KeyError:
+            continue
+        key = _key(char)
+        if len(char) == 1 and unicodedata.name(char, "").lower() == candidate and key in _emoji_files():
+            return key
+    return None
+
+
 def named_picture(name: str, hints: Hints | None = None) -> Picture:
     """A picture by emoji (`🐿`) or by name (`chipmunk`, `polar-bear`); PictureError with "did you mean" (while
     `hints` has searches left: each compares the name with thousands)."""
@@ -176,6 +194,9 @@ def named_picture(name: str, hints: Hints | None = None) -> Picture:
     if runs and runs[0][0] == 0 and runs[0][1] == len(text):
         return emoji_picture(runs[0][2])
     wanted = _normal(text)
+    known = _by_unicode_name(wanted)
+    if known is not None:
+        return emoji_picture(known)
     for names_of in (picture_names, every_picture_name):  # the emoji data only for a name Python does not know
         names = names_of()
         for candidate in (wanted, f"{wanted} face"):  # `fox` is the emoji FOX FACE
