@@ -186,8 +186,9 @@ def drawn_as_pictures(text: str) -> list[str]:
     """Characters of `text` to draw from the picture set when it has them: those no bundled font has, and every
     character beyond U+FFFF (the fonts draw a few emoji, but a PDF's text layer cannot name them truthfully), and
     a character followed by VS16 (U+FE0F), which asks for the emoji picture rather than the text glyph (❄️)."""
-    emoji_style = {char for char, after in zip(text, text[1:]) if after == "\ufe0f"}
-    return sorted(set(missing_glyphs(text)) | {char for char in text if ord(char) > 0xFFFF} | emoji_style)
+    emoji_style = {char for char, after in zip(text, text[1:]) if after == "\ufe0f"} if "\ufe0f" in text else set()
+    astral = {char for char in text if ord(char) > 0xFFFF} if text and max(text) > "\uffff" else set()
+    return sorted(set(missing_glyphs(text)) | astral | emoji_style)
 
 
 def unsupported_characters(text: str, pictures: bool = False) -> dict[str, str]:
