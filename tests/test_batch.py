@@ -21,7 +21,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import jsonschema
-import pdfplumber
 import pypdf
 import pypdfium2 as pdfium
 import forked
@@ -95,11 +94,6 @@ def is_two_sided(path: Path) -> bool:
     return prefs is not None and "/Duplex" in prefs.get_object()
 
 
-def plain_text(path: Path) -> str:
-    with pdfplumber.open(path) as pdf:  # a guide shrunk to one page has spaces narrower than pdfplumber's 3 pt
-        return " ".join(" ".join((page.extract_text(x_tolerance=1.5) or "").split()) for page in pdf.pages)
-
-
 def page_texts(path: Path) -> list[str]:
     """Each page's text, whitespace collapsed; PDFium reads it (fast, for files of many pages)."""
     document = pdfium.PdfDocument(str(path))
@@ -107,6 +101,11 @@ def page_texts(path: Path) -> list[str]:
         return [" ".join(page.get_textpage().get_text_range().split()) for page in document]
     finally:
         document.close()
+
+
+def plain_text(path: Path) -> str:
+    """All text, whitespace collapsed (PDFium keeps a one-page guide's spaces, narrower than pdfplumber's 3 pt)."""
+    return " ".join(page_texts(path))
 
 
 def card_texts(path: Path) -> list[list[str]]:

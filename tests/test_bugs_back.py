@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pdfplumber
 import pytest
 
-from conftest import file_of, library_kit, MM_PER_PT
+from conftest import file_of, library_kit, MM_PER_PT, plain_text
 from kitgen.load import load_activity
 from test_printing import page_art
 from test_spreadsheets import csv_text, HEAD, ROWS
@@ -37,8 +36,7 @@ def test_the_print_guide_gives_ten_seconds_a_straight_cut(built) -> None:
     columns = max(len({round(f.box.x0, 1) for f in art.forms}) for art in faces)
     rows = max(len({round(f.box.y0, 1) for f in art.forms}) for art in faces)
     cuts = len(faces) * (columns + rows + 2)
-    with pdfplumber.open(file_of(built, "print-guide")) as pdf:
-        text = " ".join(page.extract_text() or "" for page in pdf.pages).replace("\n", " ")
+    text = " ".join(plain_text(file_of(built, "print-guide")).split())
     found = re.search(r"about (\d+) min of cutting", text)
     assert found, text[:2000]
     assert int(found[1]) == max(1, round(cuts * 10 / 60)), (cuts, found[0])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pdfplumber
 import pytest
 
 from kitgen.app.build import build_all_editions, BuildOptions, check
@@ -16,6 +15,8 @@ from kitgen.core.errors import ContentError
 from kitgen.core.notes import NoteKind
 from kitgen.load import load_activity
 from kitgen.load.library import Library
+
+from conftest import plain_text
 
 ACTIVITY = """id: animals
 title: Animal sort
@@ -55,8 +56,7 @@ def library(tmp_path: Path, headings: str = HEADINGS) -> Path:
 
 def cards_text(result) -> str:
     path = next(f.path for f in result.files if f.path.name.endswith(".pdf") and f.role == "cards")
-    with pdfplumber.open(path) as pdf:
-        return " ".join(" ".join((page.extract_text() or "").split()) for page in pdf.pages)
+    return " ".join(plain_text(path).split())
 
 
 def test_the_french_edition_takes_its_cards_from_the_fr_columns_and_the_english_one_has_no_french(tmp_path: Path):

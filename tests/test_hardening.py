@@ -16,11 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-import pdfplumber
 import pypdf
 import pytest
 import yaml
-from conftest import TooMuchWork, folder_activity, growing_data, write_activity
+from conftest import TooMuchWork, folder_activity, growing_data, page_texts, write_activity
 from click.testing import CliRunner, Result
 
 import kitgen.core.atomic
@@ -73,9 +72,8 @@ def leftovers(folder: Path) -> list[Path]:
 
 
 def pdf_text(path: Path, pages: slice = slice(None)) -> str:
-    """Extracted text (pdfplumber), whitespace collapsed to single spaces."""
-    with pdfplumber.open(path) as pdf:
-        return " ".join(" ".join((page.extract_text() or "").split()) for page in pdf.pages[pages])
+    """Extracted text (PDFium), whitespace collapsed to single spaces."""
+    return " ".join(" ".join(text.split()) for text in page_texts(path)[pages])
 
 
 def first_problem(case: Path) -> list[str]:

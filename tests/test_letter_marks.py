@@ -4,13 +4,15 @@ room Letter leaves), and the rulers' ticks are apart from every cut and from eac
 from the rulers' spines. Positions are measured in the PDF (points, given here in mm)."""
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
 from pathlib import Path
 
 import pdfplumber
 import pypdf
 import pytest
 
-from conftest import form_placements, library_kit, pt_to_mm
+from conftest import form_placements, library_kit, pt_to_mm, shared
 
 CARD = (63.5, 88.9)
 HAIRLINE = 0.3  # pt: crop marks and cut lines are 0.25 pt; card art and the rulers are heavier
@@ -50,11 +52,26 @@ def distinct(values: list[float], tolerance: float = 0.1) -> list[float]:
     return kept
 
 
-def pages(path: Path):
+Page = tuple[int, list[tuple[float, float, float, float]], list[dict]]
+
+
+def _pages(path: str) -> tuple[Page, ...]:
     reader = pypdf.PdfReader(path)
     with pdfplumber.open(path) as document:
-        for number, (page, plumbed) in enumerate(zip(reader.pages, document.pages)):
-            yield number, card_boxes(reader, page), strokes(plumbed)
+        return tuple((number, card_boxes(reader, page), strokes(plumbed))
+                     for number, (page, plumbed) in enumerate(zip(reader.pages, document.pages)))
+
+
+@lru_cache(maxsize=None)
+def _pages_of(path: str, mtime_ns: int) -> tuple[Page, ...]:
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:32]
+    return shared(f"letter-marks-{digest}", lambda: _pages(path))
+
+
+def pages(path: Path) -> tuple[Page, ...]:
+    """Per page: its number, its cards' cut rectangles and its strokes (the file parsed once per test run, whichever
+    test process asks first)."""
+    return _pages_of(str(path), path.stat().st_mtime_ns)
 
 
 def test_letter_default_holds_nine_cards_and_no_hairline_touches_a_card(letter):

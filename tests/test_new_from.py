@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pdfplumber
 import pytest
 from PIL import Image
 from click.testing import CliRunner
@@ -14,6 +13,7 @@ from click.testing import CliRunner
 from kitgen.cli import main
 from kitgen.load import load_activity
 
+from conftest import plain_text
 from sheetfiles import write_ods, write_xlsx
 
 ANIMALS = [("Polar bear", "Ice, snow", "polar bear"), ("Camel", "Desert", "camel"), ("Penguin", "Ice, snow", "penguin"),
@@ -43,9 +43,7 @@ def new_and_build(tmp_path: Path, sheet: Path, *options: str, activity: str = "x
     assert code == 0, said
     yaml = (content / activity / "activity.yaml").read_text(encoding="utf-8")
     ids = [card.id for card in load_activity(content / activity / "activity.yaml").activity.decks[0].cards]
-    with pdfplumber.open(out / activity / f"{activity}-cards.pdf") as pdf:
-        text = "\n".join(page.extract_text() or "" for page in pdf.pages)
-    return yaml, ids, text
+    return yaml, ids, plain_text(out / activity / f"{activity}-cards.pdf")
 
 
 def printed(text: str, name: str) -> int:

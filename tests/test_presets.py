@@ -10,7 +10,7 @@ import pdfplumber
 import forked
 import pytest
 
-from conftest import CONTENT, kitgen_env
+from conftest import CONTENT, kitgen_env, page_texts
 
 TEMPLATES = CONTENT.parent / "templates"
 KITS = sorted(p.stem if p.is_file() else p.name for p in CONTENT.iterdir() if p.suffix in (".yaml", "") )
@@ -42,8 +42,7 @@ def test_mini_cards_build_and_long_back_subtitles_wrap(library: Path, kit: str) 
     assert pdfs
     if kit == "needle-in-a-card-stack":  # "Needle in a Card Stack" is wider than a mini back's panel at 7 pt
         deck = next(p for p in pdfs if p.name.startswith(kit) and "optional-deck" in p.name)
-        with pdfplumber.open(deck) as pdf:
-            lines = pdf.pages[1].extract_text().splitlines()
+        lines = page_texts(deck)[1].splitlines()
         # the subtitle on two lines: "Needle in a Card" on one, "Stack" alone on the next, on every back
         assert any(line.startswith("Needle in a Card") for line in lines), lines
         assert any(set(line.split()) == {"Stack"} for line in lines), lines

@@ -23,15 +23,10 @@ from kitgen.export.cricut import DPI
 from kitgen.load.library import Library
 from kitgen.locale import translations
 
-from conftest import CONTENT, kitgen_env, library_kit, options_kit
+from conftest import CONTENT, kitgen_env, library_kit, options_kit, page_texts
 
 FOLD_LABEL = "faces and backs, fold on the line"
 SHIPPED = ("de", "es", "fr", "it", "ro")
-
-
-def _page_texts(pdf: Path) -> list[str]:
-    with pdfplumber.open(pdf) as document:
-        return [page.extract_text() or "" for page in document.pages]
 
 
 # --- fold sheets -------------------------------------------------------------------------------------------------
@@ -47,12 +42,12 @@ def test_every_shipped_catalog_names_a_fold_sheet_as_faces_and_backs(language: s
 def test_fold_sheets_are_labelled_faces_and_backs_in_english_and_romanian() -> None:
     english = options_kit("growing-discard", fold=True)  # the fold build test_printing shares
     cards = next(f.path for f in english.files if f.path.name.endswith("-cards.pdf"))
-    labels = [line for text in _page_texts(cards) for line in text.splitlines() if " · sheet " in line]
+    labels = [line for text in page_texts(cards) for line in text.splitlines() if " · sheet " in line]
     assert labels and all(FOLD_LABEL in line for line in labels), labels
     romanian = options_kit("trash", "ro", fold=True)
     deck = next(f.path for f in romanian.files if "pachet" in f.path.name)
     said = translations("ro").gettext(FOLD_LABEL)
-    texts = _page_texts(deck)
+    texts = page_texts(deck)
     assert texts and all(said in re.sub(r"\s+", " ", text) for text in texts), texts[0]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import subprocess
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from pathlib import Path
 
 import ezdxf
@@ -17,7 +18,7 @@ from PIL import Image
 from kitgen.app.build import build, BuildOptions
 from kitgen.load.library import Library
 
-from conftest import CONTENT, pt_to_mm, require_tool
+from conftest import CONTENT, plain_text, pt_to_mm, require_tool
 
 SVG = "{http://www.w3.org/2000/svg}"
 DPI = 300
@@ -49,17 +50,25 @@ def svg_outlines(path: Path) -> tuple[list[tuple[float, float, float, float, flo
     return outlines, width_mm, height_mm
 
 
-def printed(pdf: Path, page_number: int = 0) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]], float, float]:
-    """(filled black rectangles, thin stroked card outlines) on a page, in mm from the top left (x0, top, x1,
-    bottom), and the page's size in mm."""
-    with pdfplumber.open(pdf) as document:
+Printed = tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...], float, float]
+
+
+@lru_cache(maxsize=None)
+def _printed(path: str, mtime_ns: int, page_number: int) -> Printed:
+    with pdfplumber.open(path) as document:
         page = document.pages[page_number]
-        black = [tuple(pt_to_mm(v) for v in (r["x0"], r["top"], r["x1"], r["bottom"])) for r in page.rects
-                 if r["fill"] and r["non_stroking_color"] in ((0,), [0], (0.0,), 0, [0.0])]
-        outlines = [tuple(pt_to_mm(v) for v in (c["x0"], c["top"], c["x1"], c["bottom"]))
-                    for c in page.curves + page.rects if c["stroke"] and c["linewidth"] <= 0.3
-                    and c["x1"] - c["x0"] > 100]
+        black = tuple(tuple(pt_to_mm(v) for v in (r["x0"], r["top"], r["x1"], r["bottom"])) for r in page.rects
+                      if r["fill"] and r["non_stroking_color"] in ((0,), [0], (0.0,), 0, [0.0]))
+        outlines = tuple(tuple(pt_to_mm(v) for v in (c["x0"], c["top"], c["x1"], c["bottom"]))
+                         for c in page.curves + page.rects if c["stroke"] and c["linewidth"] <= 0.3
+                         and c["x1"] - c["x0"] > 100)
         return black, outlines, pt_to_mm(page.width), pt_to_mm(page.height)
+
+
+def printed(pdf: Path, page_number: int = 0) -> Printed:
+    """(filled black rectangles, thin stroked card outlines) on a page, in mm from the top left (x0, top, x1,
+    bottom), and the page's size in mm (each page parsed once per file version)."""
+    return _printed(str(pdf), pdf.stat().st_mtime_ns, page_number)
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -137,8 +146,7 @@ def test_nothing_but_the_mark_is_printed_in_a_marked_corner_at_300_dpi(sheets, p
 
 def test_the_print_guide_gives_the_numbers_measured_from_the_sheet(sheets):
     folder = sheets["a4"]
-    with pdfplumber.open(folder / "growing-discard-print-guide.pdf") as guide:
-        text = " ".join(" ".join(page.extract_text() for page in guide.pages).split())
+    text = " ".join(plain_text(folder / "growing-discard-print-guide.pdf").split())
     black, _, width, height = printed(folder / "growing-discard-cards.pdf")
     outlines, _, _ = svg_outlines(folder / "growing-discard-cards-cut.svg")
     marks = [r for r in black if not any(o[0] <= r[0] and r[2] <= o[2] and o[1] <= r[1] and r[3] <= o[3]
