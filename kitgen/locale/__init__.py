@@ -111,6 +111,8 @@ def _file_words() -> list[str]:
 
 @lru_cache(maxsize=None)
 def _translations(language: str, files: tuple[tuple[str, int, int], ...]) -> gettext.NullTranslations:
+    if not files:  # English without a library catalog: the message ids as they are, no catalog read (nor Babel)
+        return gettext.NullTranslations()
     from babel.messages.mofile import write_mo
 
     chain: gettext.NullTranslations | None = None

@@ -9,7 +9,7 @@ from kitgen.core.display import Document, Group
 from kitgen.core.errors import BuildError
 from kitgen.fonts.registry import drawn_as_pictures, missing_glyphs, register_fonts
 from kitgen.fonts.registry import bold, regular
-from kitgen.render.markup import inline_markup, plain_text
+from kitgen.render.markup import escape, inline_markup, plain_text
 from kitgen.pictures.files import Picture
 from kitgen.render.pictures import EMOJI_SCALE, placed
 from kitgen.pictures.emoji import emoji_picture, emoji_runs
@@ -134,7 +134,6 @@ class _Builder:
         to a page as fit one under the other at their full size, a cut line (labelled with the element's `cut`)
         between two on the same page; a copy that fits no page with another starts a page of its own (and one
         taller than a page runs on over the next as it always has)."""
-        from xml.sax.saxutils import escape
 
         room = self.height - 2 * FRAME_PADDING  # the frame's own padding, top and bottom
         cut = element.get("cut", "")
@@ -191,7 +190,6 @@ class _Builder:
 
     def qr(self, element: ET.Element) -> Table:
         """A QR code (`size`, default 30 mm) with its title and address beside it."""
-        from xml.sax.saxutils import escape
 
         url = (element.text or "").strip()
         title = element.get("title", "")
@@ -206,7 +204,6 @@ class _Builder:
     def figure(self, element: ET.Element) -> list[Flowable]:
         """The picture of the content owner `key` (a record sheet, the rules) and a QR code of `qr` with its
         address beside it, side by side and `size` high (default 25 mm); nothing when it has neither."""
-        from xml.sax.saxutils import escape
 
         key, url = element.get("key", ""), (element.get("qr") or "").strip()
         picture = self.figures.pictures.get(key)
@@ -477,7 +474,6 @@ def render_document(root: ET.Element, paper: PaperSize, *, title: str, footer: C
         from reportlab.lib.colors import Color
         from reportlab.lib.enums import TA_CENTER
         from reportlab.lib.styles import ParagraphStyle
-        from xml.sax.saxutils import escape
 
         style = ParagraphStyle("foot", fontName=regular(), fontSize=size, leading=size * 1.2, alignment=TA_CENTER,
                                textColor=Color(0.3, 0.3, 0.3))
