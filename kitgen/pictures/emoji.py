@@ -167,20 +167,26 @@ def every_picture_name() -> dict[str, str]:
     return names
 
 
-def _by_unicode_name(wanted: str) -> str | None:
-    """The file key `picture_names()` gives `wanted` or `wanted face` when that is the exact Unicode name of one
-    character the set draws, found without building the table of every name; else None (then the table
-    decides: an alias, a name spelled with '-', a sequence)."""
-    if wanted in ALIASES:
+def _real_name(candidate: str) -> str | None:
+    """The file key of the one character whose Unicode name is exactly `candidate`, when the set draws it."""
+    try:
+        char = unicodedata.lookup(candidate)
+    except KeyError:
         return None
-    for candidate in (wanted, f"{wanted} face"):
-        try:
-            char = unicodedata.lookup(candidate)
-        except KeyError:
-            continue
-        key = _key(char)
-        if len(char) == 1 and unicodedata.name(char, "").lower() == candidate and key in _emoji_files():
-            return key
+    key = _key(char)
+    return key if len(char) == 1 and unicodedata.name(char, "").lower() == candidate and key in _emoji_files() else None
+
+
+def _by_unicode_name(wanted: str) -> str | None:
+    """The file key `picture_names()` gives `wanted` (or `wanted face`), found without building that table (which
+    reads the emoji data for the characters newer than Python's): a character named `wanted`, else `wanted face`
+    (FOX FACE for `fox`), else the same for the name `wanted` is an alias of; None leaves it to the table (a name
+    spelled with '-', a sequence, an emoji newer than Python's Unicode tables)."""
+    for name in (wanted, ALIASES.get(wanted)):
+        if name is not None:
+            key = _real_name(name) or _real_name(f"{name} face")
+            if key is not None:
+                return key
     return None
 
 
