@@ -75,3 +75,39 @@ def test_a_build_with_pictures_still_imports_pdfium(tmp_path: Path) -> None:
 def test_a_cut_file_title_is_escaped_as_quoteattr_escapes_it() -> None:
     for text in ["Robots & <gears>", 'say "hi"', "it's", "both ' and \"", "tab\there\nline\rend", "", "ü ★ 🦊"]:
         assert title_text(text) == quoteattr(text)[1:-1], text
+
+
+def test_the_command_line_validates_content_without_discovering_pydantic_plugins(tmp_path: Path) -> None:
+    """Loading and validating an activity in the kitgen command imports no importlib.metadata (pydantic's plugin
+    discovery, 33 ms with the email package it brings); the content model still refuses bad content."""
+    from conftest import GROWING, kitgen_env
+
+    code = ("import sys\nimport kitgen.cli\nfrom kitgen.load import load_activity\nfrom kitgen.core.errors import "
+            "ContentError\nload_activity(__import__('pathlib').Path(sys.argv[1]))\ntry:\n"
+            "    load_activity(__import__('pathlib').Path(sys.argv[2]))\nexcept ContentError as error:\n"
+            "    print('REFUSED', error.problems[0].message)\nprint('METADATA', 'importlib.metadata' in sys.modules)\n")
+    broken = tmp_path / "growing-discard.yaml"
+    broken.write_text(GROWING.read_text(encoding="utf-8").replace("players: 2", "players: two", 1), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", code, str(GROWING), str(broken)], capture_output=True, text=True,
+                          timeout=300, env=kitgen_env(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "REFUSED players" in done.stdout and "METADATA False" in done.stdout, done.stdout
+
+
+def test_pydantic_asks_its_plugin_loader_for_get_plugins_alone() -> None:
+    """kitgen's stand-in for pydantic's plugin loader (`kitgen.load.skip_pydantic_plugins`) has only
+    `get_plugins`: the installed pydantic (the range in pyproject.toml) imports nothing else from that module."""
+    import inspect
+    import re
+
+    import pydantic.plugin._schema_validator as schema_validator
+
+    from kitgen.load import PLUGIN_LOADER
+
+    assert PLUGIN_LOADER == "pydantic.plugin._loader"
+    imports = re.findall(r"from \._loader import ([^\n]+)", inspect.getsource(schema_validator))
+    assert imports == ["get_plugins"], imports
+    package = (Path(schema_validator.__file__).parent)
+    others = [path.name for path in package.parent.rglob("*.py") if "_loader" in path.read_text(encoding="utf-8")
+              and path.name not in ("_loader.py", "_schema_validator.py")]
+    assert not others, others

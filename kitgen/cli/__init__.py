@@ -12,6 +12,10 @@ import gc
 # the stages are imported: an import makes many objects too.
 gc.set_threshold(50_000, 20, 100)
 
+from kitgen.load import skip_pydantic_plugins  # noqa: E402
+
+skip_pydantic_plugins()
+
 from kitgen.cli import building, library, tools  # noqa: E402, F401  (each module adds its commands to `main`)
 from kitgen.cli.common import main  # noqa: E402
 

@@ -5,6 +5,8 @@ incremental build) can read YAML without paying for the validation model.
 """
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names as a type checker sees them; at run time __getattr__ below imports them
@@ -13,6 +15,19 @@ if TYPE_CHECKING:  # the names as a type checker sees them; at run time __getatt
     from kitgen.load.model import Activity
 
 __all__ = ["Activity", "LoadedActivity", "edition_file", "edition_languages", "load_activity", "merge"]
+
+
+PLUGIN_LOADER = "pydantic.plugin._loader"  # pydantic 2 asks it for `get_plugins` alone (tests/test_import_floor.py)
+
+
+def skip_pydantic_plugins() -> None:
+    """Validate content without looking for third-party pydantic plugins: their discovery imports importlib.metadata
+    and the email package with it (about 33 ms of a cold build) to find none that kitgen runs. A start-up seam:
+    the command line calls it before anything imports the content model."""
+    if PLUGIN_LOADER not in sys.modules:
+        loader = types.ModuleType(PLUGIN_LOADER, "kitgen's stand-in: no pydantic plugins")
+        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+        sys.modules[PLUGIN_LOADER] = loader
 
 
 def __getattr__(name: str) -> Any:
