@@ -242,6 +242,9 @@ def cold_cache(warm: Path) -> dict[str, str]:
     return {"KITGEN_CACHE": str(copy)}
 
 
+KEPT_WARM = ("templates-", "fonts-", "seal-")  # what a cold build finds: compiled templates and font metrics
+
+
 def warm_cache(work: Path, kitgen: list[str]) -> Path:
     """A cache folder after one small build: templates compiled and font metrics read, no deck of the cases."""
     content, warm = work / "warm-up" / "content", work / "warm-cache"
@@ -249,9 +252,24 @@ def warm_cache(work: Path, kitgen: list[str]) -> Path:
     synthetic_activity(content, "warm-up", 9)
     run(kitgen + ["build", "warm-up", "-q", "--content", str(content), "--out", str(work / "out-warm-up")], work,
         {"KITGEN_CACHE": str(warm)})
-    for drawn in [*warm.glob("designs-*"), *warm.glob("streams-*")]:
-        shutil.rmtree(drawn)
-    return warm
+    return only_warm(warm)
+
+
+def only_warm(cache: Path) -> Path:
+    """`cache` with compiled templates and font metrics alone: every drawing, text, document and file removed."""
+    for shelf in cache.iterdir():
+        if shelf.is_dir() and not shelf.name.startswith(KEPT_WARM):
+            shutil.rmtree(shelf)
+    return cache
+
+
+def library_warm_cache(work: Path, kitgen: list[str], warm: Path, content: Path) -> Path:
+    """`warm` with the templates of the library in `content` compiled too (Jinja keys a compiled template by its
+    file, and this library's templates are a copy), none of its drawings."""
+    library_warm = Path(cold_cache(warm)["KITGEN_CACHE"])
+    run(kitgen + ["build", "--all", "--force", "-q", "--content", str(content), "--out", str(work / "out-library-warm")],
+        work, {"KITGEN_CACHE": str(library_warm)})
+    return only_warm(library_warm)
 
 
 def measure(name: str, command: list[str], cwd: Path, repeat: int, out: Path | None, cards: int,
@@ -284,6 +302,7 @@ def library_cases(work: Path, kitgen: list[str], repeat: int, warm: Path) -> lis
     noop = kitgen + ["build", "--all", "-q", "--content", str(library / "content"), "--out", str(out)]
     one_noop = kitgen + ["build", "growing-discard", "-q", "--content", str(library / "content"), "--out", str(out)]
     python = kitgen[:1]
+    warm = library_warm_cache(work, kitgen, warm, library / "content")
     return [measure("floor: Python + dependencies imported", python + ["-c", DEPENDENCIES], work, repeat, None, 0),
             measure("floor: + kitgen's build modules", python + ["-c", KITGEN_MODULES], work, repeat, None, 0),
             measure("kitgen --help", kitgen + ["--help"], work, repeat, None, 0),

@@ -144,3 +144,16 @@ def test_the_paired_typst_rows_run_and_print_their_ratios(tmp_path: Path, capsys
     assert [line.split(":")[0] for line in lines] == ["kitgen ÷ Typst, 200 cards", "kitgen ÷ Typst, 2,000 cards"]
     with capsys.disabled():
         print_table(rows, [], lines)
+
+
+def test_a_cold_build_starts_from_compiled_templates_and_font_metrics_alone(tmp_path: Path):
+    """The benchmark's cold rows keep what any earlier run of kitgen leaves (templates, fonts, the seal) and
+    nothing drawn, rendered or written for a kit."""
+    from benchmarks.bench import only_warm
+
+    for shelf in ("templates-0.1.0", "fonts-0.1.0", "seal-0.1.0", "designs-0.1.0", "streams-0.1.0", "files-0.1.0",
+                  "texts-0.1.0", "documents-0.1.0"):
+        (tmp_path / shelf).mkdir()
+        (tmp_path / shelf / "entry").write_bytes(b"kept")
+    only_warm(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fonts-0.1.0", "seal-0.1.0", "templates-0.1.0"]
