@@ -6,7 +6,6 @@ open and parse PDFs; they never ask kitgen where it meant to put things.
 from __future__ import annotations
 
 import compileall
-import gc
 import hashlib
 import os
 import pickle
@@ -28,6 +27,7 @@ import pytest
 from pypdf.generic import ContentStream
 
 from kitgen.app.build import build, BuildOptions, BuildResult
+from kitgen.core import collector
 from kitgen.load.editions import own_language
 from kitgen.load.library import Library
 from kitgen.load import load_activity, LoadedActivity
@@ -44,9 +44,9 @@ T = TypeVar("T")
 # run, about 3 s of CPU each
 sys.dont_write_bytecode = False
 
-# the collector at the settings of the kitgen command (kitgen/cli/__init__.py), in every test process too,
-# whether or not a test has imported the command line yet
-gc.set_threshold(50_000, 20, 100)
+# the collector at the settings of the kitgen command, in every test process too, whether or not a test has
+# imported the command line yet
+collector.tune()
 
 # compiled templates go to a cache of this test session's own, never the user's
 os.environ["KITGEN_CACHE"] = tempfile.mkdtemp(prefix="kitgen-test-cache-")

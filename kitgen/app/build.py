@@ -1,11 +1,13 @@
 """The library API: build one activity into its kit (load → check → plan → render → write)."""
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from kitgen.core import collector
 from kitgen.core.errors import ContentError, KitgenError, Problem, UnprintableContent
 from kitgen.core.files import BuildResult, OutputFile
 from kitgen.load.editions import editions, in_edition, in_edition_text, own_language
@@ -16,9 +18,13 @@ from kitgen.write.fresh import fresh_result, fresh_results
 
 def _rendering() -> ModuleType:
     """The start-up seam: the content model (pydantic), Jinja and ReportLab arrive with `kitgen.app.rendering`,
-    imported only when a kit is really loaded, so a kit that is up to date is told so without them."""
-    from kitgen.app import rendering
-
+    imported only when a kit is really loaded, so a kit that is up to date is told so without them (and without
+    a collection while they are imported, `collector.importing`)."""
+    loaded = sys.modules.get("kitgen.app.rendering")
+    if loaded is not None:
+        return loaded
+    with collector.importing():
+        from kitgen.app import rendering
     return rendering
 
 
