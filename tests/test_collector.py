@@ -19,10 +19,10 @@ gc.callbacks.append(counted)
 import kitgen.cli
 from kitgen.app import build
 after_cli = (len(passes), gc.get_freeze_count(), gc.isenabled(), gc.get_threshold()[0])
-build._rendering()
+build.rendering_stage()
 after_stages = (len(passes), gc.get_freeze_count(), gc.isenabled())
 garbage = [[object() for _ in range(1000)] for _ in range(200)]
-build._rendering()
+build.rendering_stage()
 print(json.dumps([after_cli, after_stages, gc.get_freeze_count(), "kitgen.app.rendering" in sys.modules]))
 """
 

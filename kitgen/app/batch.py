@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from kitgen.app.build import build, build_all_editions
+from kitgen.app.build import build, build_all_editions, rendering_stage
 from kitgen.app.index import thumbnail
 from kitgen.app.report import ActivityReport
 from kitgen.core.errors import describe_os_error, KitgenError
@@ -87,11 +87,11 @@ def _warm_up(library: Library, languages: set[str]) -> None:
     import kitgen.export.raster  # noqa: F401  (the workers draw the index's thumbnails with PDFium and PIL)
     from PIL import Image
 
-    import kitgen.app.rendering  # noqa: F401  (the whole pipeline: content model, Jinja, ReportLab)
     from kitgen.locale import translations
     from kitgen.fonts.registry import register_fonts
     from kitgen.render.markup import compile_templates
 
+    rendering_stage()  # the whole pipeline (content model, Jinja, ReportLab) at its seam, frozen before the workers fork
     Image.preinit()  # PIL's JPEG writer
     register_fonts()
     compile_templates(tuple(library.template_dirs()))

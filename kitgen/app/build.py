@@ -16,7 +16,7 @@ from kitgen.plan.options import BuildOptions, kits_for_class
 from kitgen.write.fresh import fresh_result, fresh_results
 
 
-def _rendering() -> ModuleType:
+def rendering_stage() -> ModuleType:
     """The start-up seam: the content model (pydantic), Jinja and ReportLab arrive with `kitgen.app.rendering`,
     imported only when a kit is really loaded, so a kit that is up to date is told so without them (and without
     a collection while they are imported, `collector.importing`)."""
@@ -37,7 +37,7 @@ def check(activity_id: str, library: Library | None = None, language: str | None
     library = library or Library.open()
     path = library.find(activity_id)
     several = len(editions(path)) > 1
-    found = {lang: _rendering().edition_problems(activity_id, path, lang, library, options, several_editions=several)
+    found = {lang: rendering_stage().edition_problems(activity_id, path, lang, library, options, several_editions=several)
              for lang in ([language] if language else editions(path))}
     own = set(found.get(own_language(path), ()))  # a problem the file's own language has too is every edition's
     problems: list[Problem] = []
@@ -57,7 +57,7 @@ def build(activity_id: str, options: BuildOptions = BuildOptions(), library: Lib
         if fresh is not None:
             return fresh
     several = len(editions(path)) > 1
-    rendering = _rendering()
+    rendering = rendering_stage()
     with _named_edition(path, language):
         result: BuildResult = rendering.build_loaded(rendering.load_edition(activity_id, path, language), options,
                                                      library, several_editions=several)
@@ -86,7 +86,7 @@ def build_all_editions(activity_id: str, options: BuildOptions = BuildOptions(),
         if fresh is not None:
             return fresh
     languages = editions(path)
-    rendering = _rendering()
+    rendering = rendering_stage()
     results, failed = [], []
     for lang in languages:  # an edition that fails does not stop the others; its error is raised after them
         try:

@@ -1,6 +1,6 @@
 """The heavy half of a build: one edition loaded, checked, planned and rendered in memory, then written.
 
-`kitgen.app.build` reaches this module at one start-up seam (`build._rendering`), so a kit that is up to date
+`kitgen.app.build` reaches this module at one start-up seam (`build.rendering_stage`), so a kit that is up to date
 is told so without the content model (pydantic), Jinja or ReportLab, which arrive here.
 """
 from __future__ import annotations
