@@ -29,7 +29,7 @@ import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, REPO, kitgen_env, shared, shared_folder_path
+from conftest import ACTIVITY, CONTENT, REPO, kitgen_env, shared, shared_folder_path, yaml_data
 from kitgen.cli import main
 from kitgen.app.build import kits_for_class  # (defined in kitgen.plan.options; once in kitgen.plan.kit)
 
@@ -45,7 +45,7 @@ SLIP_USER = "needle-in-a-card-stack"  # the only activity with slips, so the onl
 
 
 def read_yaml(path: Path):
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml_data(path.read_text(encoding="utf-8"))
 
 
 def activity_ids(content: Path) -> list[str]:

@@ -53,7 +53,7 @@ def line_of(path: Path, needle: str) -> int:
 
 def value_line(path: Path, *loc: str | int) -> int:
     """The 1-based line where the value at `loc` starts, read with PyYAML's own positions."""
-    node = yaml.compose(path.read_text(encoding="utf-8"))
+    node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     for part in loc:
         node = node.value[part] if isinstance(part, int) else next(v for k, v in node.value if k.value == part)
     return node.start_mark.line + 1

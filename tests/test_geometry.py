@@ -13,6 +13,8 @@ from kitgen.plan import card_sheets, crop_marks, cut_guides, impose, Rect, Segme
 from kitgen.plan.imposition import BAND_HEIGHT, MARK_ZONE, PAGE_MARGIN, SHORT_MARK_GAP
 from kitgen.core.units import CARD_PRESETS, CardSize, PAPER_SIZES, PaperSize, parse_card_size, parse_length, parse_paper
 
+from conftest import yaml_data
+
 PT_PER_MM = 72 / 25.4  # written out here on purpose: the tests do not trust kitgen's own constant
 A4 = PaperSize(210 * PT_PER_MM, 297 * PT_PER_MM)
 LETTER = PaperSize(8.5 * 72, 11 * 72)
@@ -184,14 +186,12 @@ def test_letter_margin_decides_marks_or_hairlines_for_the_vertical_cuts(margin_m
 
 
 def test_every_library_kit_fits_as_many_cards_on_letter_as_on_a4():
-    import yaml
-
     from kitgen.load.library import Library
 
     library = Library.open(Path(__file__).resolve().parents[1] / "content")
     sizes = set()
     for path in library.activity_files().values():
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_data(path.read_text(encoding="utf-8"))
         if data.get("decks"):
             sizes.add(data.get("card_size", "poker"))
     assert "poker" in sizes

@@ -8,7 +8,6 @@ from pathlib import Path
 import pdfplumber
 import pypdf
 import pytest
-import yaml
 
 from kitgen.app.build import build, BuildOptions, BuildResult
 from kitgen.core.units import INCH, mm, parse_length, parse_paper
@@ -16,7 +15,7 @@ from kitgen.load.library import Library
 from kitgen.plan.imposition import PAGE_MARGIN
 from kitgen.plan.tiling import board_layout, BOARD_TITLE, FIGURE_TITLE, place_mat, tile
 
-from conftest import CONTENT, pt_to_mm, small_activity
+from conftest import CONTENT, pt_to_mm, small_activity, yaml_data
 
 POKER = (63.5, 88.9)  # mm
 A4_LANDSCAPE = (841.89, 595.28)  # pt
@@ -138,7 +137,7 @@ def test_auto_turns_a_mat_only_when_that_saves_sheets_and_the_librarys_mats_stay
     assert not small.landscape and len(small.tiles) == 1 and small.page == sheet
     boards = []
     for path in sorted(CONTENT.glob("*.yaml")) + sorted(CONTENT.glob("*/activity.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_data(path.read_text(encoding="utf-8"))
         boards += [(path.name, b) for b in data.get("boards") or [] if isinstance(b, dict) and "positions" in b]
     assert boards
     for name, board in boards:

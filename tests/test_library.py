@@ -23,12 +23,12 @@ import jinja2
 import pdfplumber
 import pypdf
 import pytest
-import yaml
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
 from pypdf.generic import ContentStream, DecodedStreamObject, NameObject
 
-from conftest import library_kit, CONTENT, MM_PER_PT, REPO, Box, form_placements, page_facts, plain_text, pt_to_mm
+from conftest import (library_kit, CONTENT, MM_PER_PT, REPO, Box, form_placements, page_facts, plain_text, pt_to_mm,
+                      yaml_data)
 from kitgen.check.content import check_activity
 from kitgen.app.build import BuildResult
 from kitgen.cli import main
@@ -80,7 +80,8 @@ def source_file(activity_id: str) -> Path:
 @lru_cache(maxsize=None)
 def raw_yaml(activity_id: str) -> dict:
     """The activity file as plain data (PyYAML), independent of kitgen's loader."""
-    return yaml.safe_load(source_file(activity_id).read_text(encoding="utf-8"))
+    data: dict = yaml_data(source_file(activity_id).read_text(encoding="utf-8"))
+    return data
 
 
 @lru_cache(maxsize=None)

@@ -19,11 +19,10 @@ import pdfplumber
 import pypdf
 import pypdfium2 as pdfium
 import pytest
-import yaml
 from click.testing import CliRunner
 from pypdf.generic import ContentStream
 
-from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, options_kit, pt_to_mm
+from conftest import ACTIVITY, CONTENT, MM_PER_PT, Box, file_of, library_kit, options_kit, pt_to_mm, yaml_data
 from kitgen.cli import main
 
 PT_PER_MM = 1 / MM_PER_PT
@@ -81,7 +80,8 @@ def kit():
 
 @pytest.fixture(scope="module")
 def activity_yaml() -> dict:
-    return yaml.safe_load((CONTENT / f"{ACTIVITY}.yaml").read_text(encoding="utf-8"))
+    data: dict = yaml_data((CONTENT / f"{ACTIVITY}.yaml").read_text(encoding="utf-8"))
+    return data
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,8 @@ from kitgen.load import load_activity, LoadedActivity
 from kitgen.load.model import Activity
 from kitgen.fonts.registry import missing_glyphs
 
+from conftest import yaml_data
+
 REPO = Path(__file__).resolve().parents[1]
 GROWING = REPO / "content" / "growing-discard.yaml"
 ACTIVITY = "growing-discard"
@@ -67,7 +69,8 @@ def fresh_file(folder: Path, data: bytes) -> Path:
 
 
 def growing() -> dict:
-    return yaml.safe_load(GROWING.read_text(encoding="utf-8"))
+    data: dict = yaml_data(GROWING.read_text(encoding="utf-8"))
+    return data
 
 
 # --------------------------------------------------------------------------- 1. loading anything

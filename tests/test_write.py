@@ -19,7 +19,6 @@ from types import SimpleNamespace
 from typing import Callable
 
 import pytest
-import yaml
 
 import kitgen.write.kitdir
 from kitgen.app.build import build, BuildOptions
@@ -27,6 +26,8 @@ from kitgen.write.fresh import verified_manifest
 from kitgen.load.library import Library
 from kitgen.write.kitdir import MANIFEST, write_outputs
 from kitgen.core.atomic import write_atomic
+
+from conftest import yaml_data, yaml_text
 
 REPO = Path(__file__).resolve().parents[1]
 GROWING = REPO / "content" / "growing-discard.yaml"
@@ -343,12 +344,11 @@ def test_a_manifest_of_the_wrong_shape_is_no_manifest(text: str, tmp_path: Path)
 
 
 def growing_copy(content: Path, change: Callable[[dict], None] | None = None) -> None:
-    data = yaml.safe_load(GROWING.read_text(encoding="utf-8"))
+    data = yaml_data(GROWING.read_text(encoding="utf-8"))
     if change:
         change(data)
     content.mkdir(parents=True, exist_ok=True)
-    (content / f"{ACTIVITY}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False),
-                                              encoding="utf-8")
+    (content / f"{ACTIVITY}.yaml").write_text(yaml_text(data), encoding="utf-8")
 
 
 def incremental(content: Path, out: Path):
