@@ -272,6 +272,12 @@ def page_texts(path: Path) -> list[str]:
     return list(_page_texts(str(path), path.stat().st_mtime_ns))
 
 
+def words_text(path: Path) -> str:
+    """Every page's words in reading order, whitespace collapsed to single spaces (PDFium: for checks of what
+    a file says, not where; `pdf_text` reads pdfplumber's layout)."""
+    return " ".join(" ".join(text.split()) for text in page_texts(path))
+
+
 def plain_text(path: Path) -> str:
     """The text of every page, lines kept (cached per file version)."""
     return "\n".join(_page_texts(str(path), path.stat().st_mtime_ns))

@@ -14,7 +14,7 @@ from kitgen.check.content import check_activity
 from kitgen.load.library import Library
 from kitgen.load.loader import load_activity
 
-from conftest import CONTENT, file_of, library_copy, page_facts
+from conftest import CONTENT, file_of, library_copy, words_text
 
 
 def copy(tmp_path: Path, relative: str, *changes: tuple[str, str]) -> Path:
@@ -23,7 +23,7 @@ def copy(tmp_path: Path, relative: str, *changes: tuple[str, str]) -> Path:
 
 def texts(content: Path, activity_id: str, role: str, tmp_path: Path, language: str | None = None) -> str:
     result = build(activity_id, BuildOptions(out_dir=tmp_path / "out"), Library.open(content), language=language)
-    return " ".join(" ".join(page.text.split()) for page in page_facts(file_of(result, role)))
+    return words_text(file_of(result, role))
 
 
 def test_a_smaller_supply_pile_changes_the_rules(tmp_path):

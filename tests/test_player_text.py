@@ -15,7 +15,7 @@ from kitgen.app.build import build, BuildOptions
 from kitgen.cli import main
 from kitgen.load.library import Library
 
-from conftest import file_of, library_copy, page_facts
+from conftest import file_of, library_copy, page_texts
 
 
 def copy(tmp_path: Path, activity_id: str, *changes: tuple[str, str]) -> Path:
@@ -25,7 +25,7 @@ def copy(tmp_path: Path, activity_id: str, *changes: tuple[str, str]) -> Path:
 
 def sheet_pages(content: Path, tmp_path: Path, activity_id: str) -> list[str]:
     result = build(activity_id, BuildOptions(out_dir=tmp_path / "out"), Library.open(content))
-    return [" ".join(page.text.split()) for page in page_facts(file_of(result, "sheets"))]
+    return [" ".join(text.split()) for text in page_texts(file_of(result, "sheets"))]
 
 
 def check(content: Path, activity_id: str) -> tuple[int, str]:

@@ -20,7 +20,7 @@ from kitgen.load import load_activity
 from kitgen.load.model import Activity
 from kitgen.check.replay import replay, replays
 
-from conftest import CONTENT, file_of, pdf_text
+from conftest import CONTENT, file_of, words_text as pdf_text
 
 BROKEN = Path(__file__).resolve().parent / "broken"
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from kitgen.cli import main
 
-from conftest import CONTENT, file_of, library_copy, library_kit, page_facts
+from conftest import CONTENT, file_of, library_copy, library_kit, words_text
 
 
 def copy_trash(tmp_path: Path, *changes: tuple[str, str]) -> Path:
@@ -102,21 +102,21 @@ def test_a_queen_has_no_place_on_the_mat(tmp_path):
 def test_the_number_takes_the_kings_place_and_the_king_moves_on(tmp_path):
     """The host key's second walkthrough is replayed: 9♥ takes the king's place, the king goes to place 2."""
     result = library_kit("trash", language="en")
-    text = " ".join(" ".join(page.text.split()) for page in page_facts(file_of(result, "host-key")))
+    text = words_text(file_of(result, "host-key"))
     assert "Now: Ana: K♣ · place 3: 3♥ · place 5: 5♦ · place 7: 7♠ · place 9: 9♥" in text, text
     assert "Now: Ana: 7♦ · place 2: K♣ · place 3: 3♥ · place 5: 5♦ · place 7: 7♠ · place 9: 9♥" in text, text
 
 
 def test_the_trash_rules_print_the_mat_computed_after_every_step(tmp_path):
     result = library_kit("trash", language="en")
-    text = " ".join(" ".join(page.text.split()) for page in page_facts(file_of(result, "sheets")))
+    text = words_text(file_of(result, "sheets"))
     assert "She puts it on place 7. A 3 was lying there. Now: Ana: 3♥ · place 7: 7♠" in text, text
     assert ("her turn ends. Now: Ana: – · place 3: 3♥ · place 5: 5♦ · place 7: 7♠ · place 9: K♣" in text), text
 
 
 def test_the_romanian_rules_name_the_places_in_romanian(tmp_path):
     result = library_kit("trash", language="ro")
-    text = " ".join(" ".join(page.text.split()) for page in page_facts(file_of(result, "sheets")))
+    text = words_text(file_of(result, "sheets"))
     assert "Acum: Ana: 3♥ · locul 7: 7♠" in text, text
 
 
@@ -143,5 +143,5 @@ def test_a_draw_from_the_opponent_without_its_turn_is_refused(tmp_path):
 
 def test_the_needle_rules_print_bens_hand_computed(tmp_path):
     result = library_kit("needle-in-a-card-stack")
-    text = " ".join(" ".join(page.text.split()) for page in page_facts(file_of(result, "sheets")))
+    text = words_text(file_of(result, "sheets"))
     assert "the round is over. Now: Ben's hand: 7 cards, 8♦" in text, text
