@@ -267,8 +267,9 @@ def library_warm_cache(work: Path, kitgen: list[str], warm: Path, content: Path)
     """`warm` with the templates of the library in `content` compiled too (Jinja keys a compiled template by its
     file, and this library's templates are a copy), none of its drawings."""
     library_warm = Path(cold_cache(warm)["KITGEN_CACHE"])
-    run(kitgen + ["build", "--all", "--force", "-q", "--content", str(content), "--out", str(work / "out-library-warm")],
-        work, {"KITGEN_CACHE": str(library_warm)})
+    out = work / "out-library-warm"
+    run(kitgen + ["build", "--all", "--force", "-q", "--content", str(content), "--out", str(out)], work,
+        {"KITGEN_CACHE": str(library_warm)})
     return only_warm(library_warm)
 
 

@@ -126,7 +126,7 @@ def test_the_table_prints_the_paired_ratios_against_typst(capsys: pytest.Capture
         "kitgen ÷ Typst, 200 cards: wall 3.00× (2.00–4.00; pairs: 4.00, 2.00, 3.00)"
 
 
-@pytest.mark.slow  # a smoke run of the paired rows: the ratios are printed, never asserted (speed lives in the benchmark)
+@pytest.mark.slow  # a smoke run of the paired rows: the ratios are printed, never asserted
 def test_the_paired_typst_rows_run_and_print_their_ratios(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """One pair (kitgen, then Typst) of each deck, as `python -m benchmarks.bench --typst-only` runs five: both
     compile, Typst's PDF has every sheet, and a ratio line is printed for each deck. Under CI=true a missing

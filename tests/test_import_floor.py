@@ -20,7 +20,8 @@ REPORT = ("import sys; from kitgen.cli import main\n"
 
 
 def _imported(tmp_path: Path, *args: str) -> list[str]:
-    """The modules of NOT_FOR_A_BUILD, NEEDED_BY_A_BUILD and CATALOG_READER that `kitgen ARGS` imported, in a fresh process."""
+    """The modules of NOT_FOR_A_BUILD, NEEDED_BY_A_BUILD and CATALOG_READER that `kitgen ARGS` imported, in a fresh
+    process."""
     from conftest import kitgen_env
 
     code = REPORT.format(names=NOT_FOR_A_BUILD + NEEDED_BY_A_BUILD + CATALOG_READER)

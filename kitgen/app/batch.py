@@ -91,7 +91,7 @@ def _warm_up(library: Library, languages: set[str]) -> None:
     from kitgen.fonts.registry import register_fonts
     from kitgen.render.markup import compile_templates
 
-    rendering_stage()  # the whole pipeline (content model, Jinja, ReportLab) at its seam, frozen before the workers fork
+    rendering_stage()  # the pipeline (content model, Jinja, ReportLab) at its seam, frozen before the workers fork
     Image.preinit()  # PIL's JPEG writer
     register_fonts()
     compile_templates(tuple(library.template_dirs()))

@@ -37,7 +37,8 @@ def check(activity_id: str, library: Library | None = None, language: str | None
     library = library or Library.open()
     path = library.find(activity_id)
     several = len(editions(path)) > 1
-    found = {lang: rendering_stage().edition_problems(activity_id, path, lang, library, options, several_editions=several)
+    rendering = rendering_stage()
+    found = {lang: rendering.edition_problems(activity_id, path, lang, library, options, several_editions=several)
              for lang in ([language] if language else editions(path))}
     own = set(found.get(own_language(path), ()))  # a problem the file's own language has too is every edition's
     problems: list[Problem] = []
