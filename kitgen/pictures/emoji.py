@@ -23,7 +23,7 @@ ALIASES = {"squirrel": "chipmunk", "bunny": "rabbit", "kitty": "cat", "puppy": "
 @lru_cache(maxsize=1)
 def _emoji_data() -> dict[str, dict[str, Any]]:
     """The `emoji` package's names of every emoji sequence. A start-up seam: importing it takes about 0.1 s, paid
-    only by a build that names a picture or draws an emoji."""
+    only by a build that draws an emoji sequence or names a picture Python's own Unicode names do not find."""
     import emoji
 
     return dict(emoji.EMOJI_DATA)

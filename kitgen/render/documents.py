@@ -134,7 +134,6 @@ class _Builder:
         to a page as fit one under the other at their full size, a cut line (labelled with the element's `cut`)
         between two on the same page; a copy that fits no page with another starts a page of its own (and one
         taller than a page runs on over the next as it always has)."""
-
         room = self.height - 2 * FRAME_PADDING  # the frame's own padding, top and bottom
         cut = element.get("cut", "")
         if cut:
@@ -190,7 +189,6 @@ class _Builder:
 
     def qr(self, element: ET.Element) -> Table:
         """A QR code (`size`, default 30 mm) with its title and address beside it."""
-
         url = (element.text or "").strip()
         title = element.get("title", "")
         self.text += [title, url]
@@ -204,7 +202,6 @@ class _Builder:
     def figure(self, element: ET.Element) -> list[Flowable]:
         """The picture of the content owner `key` (a record sheet, the rules) and a QR code of `qr` with its
         address beside it, side by side and `size` high (default 25 mm); nothing when it has neither."""
-
         key, url = element.get("key", ""), (element.get("qr") or "").strip()
         picture = self.figures.pictures.get(key)
         if picture is None and not url:
